@@ -1,0 +1,1 @@
+"""Lamina's MLIR dialects, each defined once as data (see `irdl.py`)."""

@@ -1,0 +1,461 @@
+"""The `graph` dialect: Glow's high-level node graph as MLIR ops on tensors.
+
+A model is one `func.func` (no arguments, no results) whose body reads its
+inputs from `graph.placeholder` ops and writes its outputs with `graph.save`,
+as Glow's functions read and write placeholders. Constants are
+`graph.constant` (dense elements, any size) and `graph.splat` (one value
+repeated). Data layout is ONNX's: NCHW activations, OIHW filters.
+
+Element-wise ops take operands of one shape: broadcasting is explicit, by
+`graph.broadcast`, so every later level sees the real shapes. All shapes are
+static. Every op's result types follow from a shape function in this file;
+`verify_op` checks them, and builders infer them.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from .irdl import BOOL, ELEMENTS, F32, F32S, I64, I64S, SCALAR, STR, DialectDef, ShapeError
+from .types import TensorSpec
+
+GRAPH = DialectDef("graph", "Glow-style high-level graph over tensors")
+
+FLOAT_DTYPES = (np.dtype(np.float32), np.dtype(np.float64), np.dtype(np.float16))
+INDEX_DTYPES = (np.dtype(np.int64), np.dtype(np.int32))
+
+# ---------------------------------------------------------------------------
+# Shape-function helpers.
+# ---------------------------------------------------------------------------
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ShapeError(message)
+
+
+def _declared(declared, count: int = 1) -> list[TensorSpec]:
+    _require(declared is not None and len(declared) == count, f"needs {count} explicit result type(s)")
+    return declared
+
+
+def _same_as_input(ins, attrs, declared):
+    return [ins[0]]
+
+
+def _float_unary(ins, attrs, declared):
+    _require(ins[0].dtype in FLOAT_DTYPES, f"expects a floating-point operand, got {ins[0]}")
+    return [ins[0]]
+
+
+def _same_shape_binary(ins, attrs, declared):
+    lhs, rhs = ins
+    _require(lhs == rhs, f"operands must have the same type (broadcast explicitly), got {lhs} and {rhs}")
+    return [lhs]
+
+
+def _comparison(ins, attrs, declared):
+    lhs, rhs = ins
+    _require(lhs == rhs, f"operands must have the same type (broadcast explicitly), got {lhs} and {rhs}")
+    return [lhs.with_dtype(np.bool_)]
+
+
+def _axis(axis: int, rank: int, what: str = "axis") -> int:
+    _require(0 <= axis < rank, f"{what} {axis} out of range for rank {rank} (axes are normalized, non-negative)")
+    return axis
+
+
+def _spatial_rank(data: TensorSpec, what: str) -> int:
+    _require(data.rank >= 3, f"{what} expects an N x C x spatial... input, got {data}")
+    return data.rank - 2
+
+
+def _check_window_attrs(k: int, attrs: dict, names: tuple[str, ...]) -> None:
+    for name in names:
+        expected = 2 * k if name == "pads" else k
+        _require(len(attrs[name]) == expected, f"'{name}' needs {expected} values, got {len(attrs[name])}")
+    _require(all(s >= 1 for s in attrs["strides"]), "strides must be >= 1")
+    _require(all(p >= 0 for p in attrs["pads"]), "pads must be >= 0")
+    if "dilations" in attrs:
+        _require(all(d >= 1 for d in attrs["dilations"]), "dilations must be >= 1")
+
+
+def window_output_size(size: int, kernel: int, stride: int, pad_begin: int, pad_end: int,
+                       dilation: int = 1, ceil_mode: bool = False) -> int:
+    """Output length of a sliding window (ONNX/PyTorch rule for ceil mode)."""
+    span = dilation * (kernel - 1) + 1
+    padded = size + pad_begin + pad_end - span
+    _require(padded >= 0, f"window of extent {span} does not fit input of size {size} with pads {pad_begin},{pad_end}")
+    if not ceil_mode:
+        return padded // stride + 1
+    out = math.ceil(padded / stride) + 1
+    if (out - 1) * stride >= size + pad_begin:  # the last window must start inside the input
+        out -= 1
+    return out
+
+
+# ---------------------------------------------------------------------------
+# Shape functions of the layer ops.
+# ---------------------------------------------------------------------------
+
+
+def _convolution(ins, attrs, declared):
+    data, filt, bias = ins
+    k = _spatial_rank(data, "convolution")
+    _check_window_attrs(k, attrs, ("strides", "pads", "dilations"))
+    group = attrs["group"]
+    _require(filt.rank == data.rank, f"filter rank must equal input rank, got {filt} for {data}")
+    _require(group >= 1 and data.shape[1] % group == 0 and filt.shape[0] % group == 0,
+             f"group {group} must divide input channels {data.shape[1]} and filters {filt.shape[0]}")
+    _require(filt.shape[1] * group == data.shape[1],
+             f"filter expects {filt.shape[1] * group} input channels, input has {data.shape[1]}")
+    _require(bias.shape == (filt.shape[0],), f"bias must be [{filt.shape[0]}], got {bias}")
+    _require(data.dtype == filt.dtype == bias.dtype, "input, filter and bias must share an element type")
+    spatial = [
+        window_output_size(data.shape[2 + i], filt.shape[2 + i], attrs["strides"][i],
+                           attrs["pads"][i], attrs["pads"][k + i], attrs["dilations"][i])
+        for i in range(k)
+    ]
+    return [data.with_shape((data.shape[0], filt.shape[0], *spatial))]
+
+
+def _conv_transpose(ins, attrs, declared):
+    data, filt, bias = ins
+    k = _spatial_rank(data, "conv_transpose")
+    _check_window_attrs(k, attrs, ("strides", "pads", "dilations", "output_padding"))
+    group = attrs["group"]
+    _require(filt.rank == data.rank, f"filter rank must equal input rank, got {filt} for {data}")
+    _require(group >= 1 and filt.shape[0] == data.shape[1],
+             f"filter must have {data.shape[1]} input channels first, got {filt}")
+    out_channels = filt.shape[1] * group
+    _require(bias.shape == (out_channels,), f"bias must be [{out_channels}], got {bias}")
+    spatial = []
+    for i in range(k):
+        s, d = attrs["strides"][i], attrs["dilations"][i]
+        size = (s * (data.shape[2 + i] - 1) + attrs["output_padding"][i] + (filt.shape[2 + i] - 1) * d + 1
+                - attrs["pads"][i] - attrs["pads"][k + i])
+        _require(size > 0, f"output size {size} on spatial axis {i} is not positive")
+        spatial.append(size)
+    return [data.with_shape((data.shape[0], out_channels, *spatial))]
+
+
+def _pool(ins, attrs, declared):
+    (data,) = ins
+    k = _spatial_rank(data, "pooling")
+    names = ("kernel", "strides", "pads") + (("dilations",) if "dilations" in attrs else ())
+    _check_window_attrs(k, attrs, names)
+    dilations = attrs.get("dilations", (1,) * k)
+    spatial = [
+        window_output_size(data.shape[2 + i], attrs["kernel"][i], attrs["strides"][i], attrs["pads"][i],
+                           attrs["pads"][k + i], dilations[i], attrs["ceil_mode"])
+        for i in range(k)
+    ]
+    return [data.with_shape((*data.shape[:2], *spatial))]
+
+
+def _global_pool(ins, attrs, declared):
+    (data,) = ins
+    k = _spatial_rank(data, "global pooling")
+    return [data.with_shape((*data.shape[:2], *([1] * k)))]
+
+
+def _fully_connected(ins, attrs, declared):
+    data, weights, bias = ins
+    _require(data.rank == 2 and weights.rank == 2, f"expects 2-D input and weights, got {data} and {weights}")
+    _require(data.shape[1] == weights.shape[0], f"input has {data.shape[1]} features, weights expect {weights.shape[0]}")
+    _require(bias.shape == (weights.shape[1],), f"bias must be [{weights.shape[1]}], got {bias}")
+    return [data.with_shape((data.shape[0], weights.shape[1]))]
+
+
+def _matmul(ins, attrs, declared):
+    lhs, rhs = ins
+    _require(lhs.rank >= 2 and rhs.rank >= 2, f"operands need rank >= 2, got {lhs} and {rhs}")
+    _require(lhs.shape[-1] == rhs.shape[-2], f"contracting sizes differ: {lhs} and {rhs}")
+    _require(lhs.dtype == rhs.dtype, "operands must share an element type")
+    batch = _broadcast_shapes(lhs.shape[:-2], rhs.shape[:-2])
+    return [lhs.with_shape((*batch, lhs.shape[-2], rhs.shape[-1]))]
+
+
+def _broadcast_shapes(a, b) -> tuple[int, ...]:
+    try:
+        return tuple(np.broadcast_shapes(tuple(a), tuple(b)))
+    except ValueError:
+        raise ShapeError(f"shapes {tuple(a)} and {tuple(b)} do not broadcast") from None
+
+
+def _per_channel(data: TensorSpec, params: list[TensorSpec], what: str) -> None:
+    _require(data.rank >= 2, f"{what} expects an N x C x ... input, got {data}")
+    for p in params:
+        _require(p.shape == (data.shape[1],), f"{what} parameters must be [{data.shape[1]}], got {p}")
+
+
+def _batch_norm(ins, attrs, declared):
+    data, *params = ins
+    _per_channel(data, params, "batch_norm")
+    return [data]
+
+
+def _lrn(ins, attrs, declared):
+    (data,) = ins
+    _require(data.rank >= 3, f"lrn expects an N x C x ... input, got {data}")
+    _require(attrs["size"] >= 1, "size must be >= 1")
+    return [data]
+
+
+def _layer_norm(ins, attrs, declared):
+    data, scale, bias = ins
+    axis = _axis(attrs["axis"], data.rank)
+    normalized = data.shape[axis:]
+    _require(scale.shape == normalized and bias.shape == normalized,
+             f"scale and bias must be {list(normalized)}, got {scale} and {bias}")
+    return [data]
+
+
+def _softmax(ins, attrs, declared):
+    _axis(attrs["axis"], ins[0].rank)
+    return _float_unary(ins, attrs, declared)
+
+
+def _clip(ins, attrs, declared):
+    _require(attrs["min"] <= attrs["max"], f"min {attrs['min']} exceeds max {attrs['max']}")
+    return [ins[0]]
+
+
+def _gelu(ins, attrs, declared):
+    _require(attrs["approximate"] in ("none", "tanh"), f"approximate must be 'none' or 'tanh', got {attrs['approximate']!r}")
+    return _float_unary(ins, attrs, declared)
+
+
+# ---------------------------------------------------------------------------
+# Shape functions of the data-movement ops.
+# ---------------------------------------------------------------------------
+
+
+def _reshape(ins, attrs, declared):
+    (result,) = _declared(declared)
+    _require(result.num_elements == ins[0].num_elements and result.dtype == ins[0].dtype,
+             f"cannot reshape {ins[0]} into {result}")
+    return [result]
+
+
+def _broadcast(ins, attrs, declared):
+    (result,) = _declared(declared)
+    _require(result.dtype == ins[0].dtype and _broadcast_shapes(ins[0].shape, result.shape) == result.shape,
+             f"cannot broadcast {ins[0]} to {result}")
+    return [result]
+
+
+def _convert(ins, attrs, declared):
+    (result,) = _declared(declared)
+    _require(result.shape == ins[0].shape, f"convert keeps the shape: {ins[0]} vs {result}")
+    return [result]
+
+
+def _transpose(ins, attrs, declared):
+    (data,) = ins
+    perm = attrs["perm"]
+    _require(sorted(perm) == list(range(data.rank)), f"perm {list(perm)} is not a permutation of rank {data.rank}")
+    return [data.with_shape(tuple(data.shape[p] for p in perm))]
+
+
+def _concat(ins, attrs, declared):
+    _require(len(ins) >= 1, "concat needs at least one input")
+    first = ins[0]
+    axis = _axis(attrs["axis"], first.rank)
+    for other in ins[1:]:
+        same = other.rank == first.rank and all(
+            other.shape[i] == first.shape[i] for i in range(first.rank) if i != axis)
+        _require(same and other.dtype == first.dtype, f"inputs {first} and {other} differ outside axis {axis}")
+    return [first.with_shape((*first.shape[:axis], sum(s.shape[axis] for s in ins), *first.shape[axis + 1:]))]
+
+
+def _sum(ins, attrs, declared):
+    _require(len(ins) >= 1, "sum needs at least one input")
+    _require(all(s == ins[0] for s in ins), f"all inputs must share one type, got {', '.join(map(str, ins))}")
+    return [ins[0]]
+
+
+def _slice(ins, attrs, declared):
+    (data,) = ins
+    starts, ends, steps = attrs["starts"], attrs["ends"], attrs["steps"]
+    _require(len(starts) == len(ends) == len(steps) == data.rank,
+             f"starts, ends and steps need one value per dimension ({data.rank})")
+    shape = []
+    for dim, (start, end, step) in enumerate(zip(starts, ends, steps)):
+        size = data.shape[dim]
+        _require(step != 0, "steps must be non-zero")
+        _require(0 <= start <= size and -1 <= end <= size,
+                 f"dimension {dim}: start {start} and end {end} must be normalized into [0, {size}] (end -1: before 0)")
+        shape.append(len(range(start, end, step)) if end >= 0 else len(range(start, -1, step)))
+    return [data.with_shape(tuple(shape))]
+
+
+def _pad(ins, attrs, declared):
+    (data,) = ins
+    pads = attrs["pads"]
+    _require(len(pads) == 2 * data.rank, f"pads needs {2 * data.rank} values, got {len(pads)}")
+    _require(all(p >= 0 for p in pads), "pads must be >= 0")
+    _require(attrs["mode"] in ("constant", "reflect", "edge"), f"unknown pad mode {attrs['mode']!r}")
+    return [data.with_shape(tuple(d + pads[i] + pads[data.rank + i] for i, d in enumerate(data.shape)))]
+
+
+def _tile(ins, attrs, declared):
+    (data,) = ins
+    repeats = attrs["repeats"]
+    _require(len(repeats) == data.rank and all(r >= 1 for r in repeats), f"repeats {list(repeats)} invalid for {data}")
+    return [data.with_shape(tuple(d * r for d, r in zip(data.shape, repeats)))]
+
+
+def _gather(ins, attrs, declared):
+    data, indices = ins
+    axis = _axis(attrs["axis"], data.rank)
+    _require(indices.dtype in INDEX_DTYPES, f"indices must be i32 or i64, got {indices}")
+    return [data.with_shape((*data.shape[:axis], *indices.shape, *data.shape[axis + 1:]))]
+
+
+def _reduce(ins, attrs, declared):
+    (data,) = ins
+    axes = attrs["axes"]
+    _require(list(axes) == sorted(set(axes)), f"axes {list(axes)} must be sorted and unique")
+    for a in axes:
+        _axis(a, data.rank)
+    if attrs["keepdims"]:
+        shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
+    else:
+        shape = tuple(d for i, d in enumerate(data.shape) if i not in axes)
+    return [data.with_shape(shape)]
+
+
+def _where(ins, attrs, declared):
+    cond, lhs, rhs = ins
+    _require(cond.dtype == np.bool_, f"condition must be i1, got {cond}")
+    _require(lhs == rhs and cond.shape == lhs.shape, f"operands must share one shape, got {cond}, {lhs}, {rhs}")
+    return [lhs]
+
+
+def _resize_nearest(ins, attrs, declared):
+    (data,) = ins
+    scales = attrs["scales"]
+    _require(len(scales) == data.rank and all(s > 0 for s in scales), f"scales {list(scales)} invalid for {data}")
+    _require(attrs["coordinate_transformation_mode"] in ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"),
+             f"unsupported coordinate_transformation_mode {attrs['coordinate_transformation_mode']!r}")
+    _require(attrs["nearest_mode"] in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"),
+             f"unsupported nearest_mode {attrs['nearest_mode']!r}")
+    return [data.with_shape(tuple(int(math.floor(d * s)) for d, s in zip(data.shape, scales)))]
+
+
+# ---------------------------------------------------------------------------
+# Shape functions of sources and sinks.
+# ---------------------------------------------------------------------------
+
+
+def _constant(ins, attrs, declared):
+    value = attrs["value"]
+    return [TensorSpec(value.shape, value.dtype)]
+
+
+def _splat(ins, attrs, declared):
+    return _declared(declared)
+
+
+def _placeholder(ins, attrs, declared):
+    _require(attrs["name"] != "", "placeholder needs a non-empty name")
+    return _declared(declared)
+
+
+def _save(ins, attrs, declared):
+    _require(attrs["name"] != "", "save needs a non-empty name")
+    return []
+
+
+# ---------------------------------------------------------------------------
+# The op table.
+# ---------------------------------------------------------------------------
+
+WINDOW = {"strides": I64S, "pads": I64S, "dilations": I64S}
+
+# Sources and sinks.
+GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder)
+GRAPH.op("save", "Writes a value to the named model output.", operands=("input",), results=(), attrs={"name": STR},
+         shape_fn=_save)
+GRAPH.op("constant", "An immutable tensor; the optimizer may read and rewrite it.", attrs={"value": ELEMENTS},
+         shape_fn=_constant)
+GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value": SCALAR}, shape_fn=_splat)
+
+# Layers.
+GRAPH.op("convolution", "N-D convolution, NCHW input, [M, C/group, k...] filter, [M] bias; pads are begins then ends.",
+         operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64}, shape_fn=_convolution)
+GRAPH.op("conv_transpose", "Transposed convolution, [C, M/group, k...] filter, [M] bias.",
+         operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64, "output_padding": I64S},
+         shape_fn=_conv_transpose)
+GRAPH.op("max_pool", "Max pooling; padding never wins.", operands=("input",),
+         attrs={"kernel": I64S, **WINDOW, "ceil_mode": BOOL}, shape_fn=_pool)
+GRAPH.op("avg_pool", "Average pooling; `count_include_pad` counts padding in the divisor.", operands=("input",),
+         attrs={"kernel": I64S, "strides": I64S, "pads": I64S, "ceil_mode": BOOL, "count_include_pad": BOOL},
+         shape_fn=_pool)
+GRAPH.op("global_avg_pool", "Mean over all spatial positions.", operands=("input",), shape_fn=_global_pool)
+GRAPH.op("global_max_pool", "Max over all spatial positions.", operands=("input",), shape_fn=_global_pool)
+GRAPH.op("fully_connected", "input[N,K] x weights[K,M] + bias[M].", operands=("input", "weights", "bias"),
+         shape_fn=_fully_connected)
+GRAPH.op("matmul", "Matrix product over the last two dimensions, batch dimensions broadcast.",
+         operands=("lhs", "rhs"), shape_fn=_matmul)
+GRAPH.op("batch_norm", "Inference batch normalization over axis 1.",
+         operands=("input", "scale", "bias", "mean", "variance"), attrs={"epsilon": F32}, shape_fn=_batch_norm)
+GRAPH.op("lrn", "Local response normalization across channels (ONNX LRN).", operands=("input",),
+         attrs={"size": I64, "alpha": F32, "beta": F32, "bias": F32}, shape_fn=_lrn)
+GRAPH.op("layer_norm", "Normalization over dimensions [axis, rank), then scale and bias.",
+         operands=("input", "scale", "bias"), attrs={"axis": I64, "epsilon": F32}, shape_fn=_layer_norm)
+GRAPH.op("softmax", "Softmax along one axis.", operands=("input",), attrs={"axis": I64}, shape_fn=_softmax)
+
+# Element-wise arithmetic on operands of one type.
+for _name, _summary in [("add", "lhs + rhs"), ("sub", "lhs - rhs"), ("mul", "lhs * rhs"), ("div", "lhs / rhs"),
+                        ("max", "maximum"), ("min", "minimum"), ("pow", "lhs ** rhs")]:
+    GRAPH.op(_name, f"Element-wise {_summary}.", operands=("lhs", "rhs"), shape_fn=_same_shape_binary)
+for _name in ("equal", "less", "greater"):
+    GRAPH.op(_name, f"Element-wise {_name} comparison; i1 result.", operands=("lhs", "rhs"), shape_fn=_comparison)
+GRAPH.op("where", "Element-wise select: condition ? lhs : rhs.", operands=("condition", "lhs", "rhs"),
+         shape_fn=_where)
+GRAPH.op("sum", "Element-wise sum of one or more inputs.", operands=("inputs",), variadic="inputs", shape_fn=_sum)
+
+# Activations and unary math.
+GRAPH.op("relu", "max(x, 0).", operands=("input",), shape_fn=_same_as_input)
+for _name in ("sigmoid", "tanh", "erf", "exp", "log", "sqrt", "reciprocal"):
+    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_float_unary)
+for _name in ("neg", "abs"):
+    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_same_as_input)
+GRAPH.op("leaky_relu", "x if x >= 0 else alpha * x.", operands=("input",), attrs={"alpha": F32},
+         shape_fn=_float_unary)
+GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip)
+GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
+         attrs={"approximate": STR}, shape_fn=_gelu)
+GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input)
+GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept for reference.",
+         operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input)
+
+# Data movement.
+GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape)
+GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast)
+GRAPH.op("convert", "Element type conversion (C-style casts; float to int truncates).", operands=("input",),
+         shape_fn=_convert)
+GRAPH.op("transpose", "Permutes dimensions: result dim i is input dim perm[i].", operands=("input",),
+         attrs={"perm": I64S}, shape_fn=_transpose)
+GRAPH.op("concat", "Joins inputs along `axis`.", operands=("inputs",), variadic="inputs", attrs={"axis": I64},
+         shape_fn=_concat)
+GRAPH.op("slice", "Strided slice, one normalized (start, end, step) per dimension; end -1 means 'through index 0'.",
+         operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice)
+GRAPH.op("pad", "Pads each dimension with begins then ends; mode constant, reflect or edge.", operands=("input",),
+         attrs={"pads": I64S, "mode": STR, "value": F32}, shape_fn=_pad)
+GRAPH.op("tile", "Repeats the input `repeats[i]` times along dimension i.", operands=("input",),
+         attrs={"repeats": I64S}, shape_fn=_tile)
+GRAPH.op("gather", "Takes slices of `input` along `axis` at `indices` (negative indices count from the end).",
+         operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather)
+for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"):
+    GRAPH.op(_name, f"{_name.split('_')[1].capitalize()} over sorted `axes`.", operands=("input",),
+             attrs={"axes": I64S, "keepdims": BOOL}, shape_fn=_reduce)
+GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, mode nearest).", operands=("input",),
+         attrs={"scales": F32S, "coordinate_transformation_mode": STR, "nearest_mode": STR}, shape_fn=_resize_nearest)
+
+# Ops without side effects whose results nobody reads may be erased; `save` is the only sink.
+SIDE_EFFECTING = frozenset({"save"})

@@ -1,0 +1,312 @@
+"""Dialects as data: one Python definition yields the IRDL module, the builders,
+the accessors and the semantic verifier.
+
+MLIR 22's Python bindings load IRDL dialects but give IRDL ops no traits, no
+custom syntax and no verifier hooks. A `DialectDef` therefore carries, per op,
+the structural part (operands, results, typed attributes: emitted as IRDL and
+checked by MLIR itself, also by upstream `mlir-opt --irdl-file`) and the
+semantic part (a shape function checked in Python by `verify_op`).
+
+Each operand, result and attribute gets its own IRDL constraint value: IRDL
+ties uses of one constraint value together, which is never what we mean here.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Callable, Sequence
+
+import numpy as np
+from mlir import ir
+from mlir.dialects import irdl as irdl_dialect
+
+from .types import TensorSpec, UnsupportedType, spec_of, to_mlir
+
+
+class ShapeError(ValueError):
+    """A shape function rejected an op's operand or result types or attributes."""
+
+
+# ---------------------------------------------------------------------------
+# Attribute kinds: how a Python value is stored as an MLIR attribute.
+# ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AttrKind:
+    """A typed attribute: its IRDL base constraint and its Python codec."""
+
+    name: str
+    irdl_base: str | None  # None: `irdl.any`, checked by `decode` in Python.
+    encode: Callable[[object], ir.Attribute]
+    decode: Callable[[ir.Attribute], object]
+
+
+def _decode_scalar(attr: ir.Attribute):
+    if isinstance(attr, ir.BoolAttr):
+        return bool(ir.BoolAttr(attr).value)
+    if isinstance(attr, ir.IntegerAttr):
+        return int(ir.IntegerAttr(attr).value)
+    if isinstance(attr, ir.FloatAttr):
+        return float(ir.FloatAttr(attr).value)
+    raise ShapeError(f"expected an integer or float attribute, got {attr}")
+
+
+def _decode_elements(attr: ir.Attribute) -> np.ndarray:
+    if not isinstance(attr, ir.DenseElementsAttr):
+        raise ShapeError(f"expected dense elements, got {attr}")
+    dense = ir.DenseElementsAttr(attr)
+    spec = spec_of(dense.type)
+    if dense.is_splat:
+        scalar = _decode_scalar(dense.get_splat_value())
+        return np.full(spec.shape, scalar, dtype=spec.dtype)
+    return np.array(dense).reshape(spec.shape)
+
+
+def _encode_elements(value) -> ir.Attribute:
+    return ir.DenseElementsAttr.get(np.ascontiguousarray(value))
+
+
+I64 = AttrKind(
+    "i64",
+    "#builtin.integer",
+    lambda v: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v)),
+    lambda a: int(ir.IntegerAttr(a).value),
+)
+BOOL = AttrKind(
+    "bool",
+    "#builtin.integer",
+    lambda v: ir.BoolAttr.get(bool(v)),
+    lambda a: bool(ir.BoolAttr(a).value),
+)
+F32 = AttrKind(
+    "f32",
+    "#builtin.float",
+    lambda v: ir.FloatAttr.get_f32(float(v)),
+    lambda a: float(ir.FloatAttr(a).value),
+)
+STR = AttrKind(
+    "str",
+    "#builtin.string",
+    lambda v: ir.StringAttr.get(str(v)),
+    lambda a: ir.StringAttr(a).value,
+)
+I64S = AttrKind(
+    "i64s",
+    "#builtin.dense_array",
+    lambda v: ir.DenseI64ArrayAttr.get([int(x) for x in v]),
+    lambda a: tuple(int(x) for x in ir.DenseI64ArrayAttr(a)),
+)
+F32S = AttrKind(
+    "f32s",
+    "#builtin.dense_array",
+    lambda v: ir.DenseF32ArrayAttr.get([float(x) for x in v]),
+    lambda a: tuple(float(x) for x in ir.DenseF32ArrayAttr(a)),
+)
+ELEMENTS = AttrKind("elements", "#builtin.dense_int_or_fp_elements", _encode_elements, _decode_elements)
+# A scalar whose MLIR type must match a tensor's element type (checked by the
+# op's shape function); IRDL 22 cannot say "integer or float" without crashing.
+SCALAR = AttrKind("scalar", None, None, _decode_scalar)  # encoded by `encode_scalar`
+
+
+def encode_scalar(value, dtype) -> ir.Attribute:
+    """A scalar attribute typed like elements of `dtype`."""
+    dtype = np.dtype(dtype)
+    element = to_mlir(TensorSpec((), dtype)).element_type
+    if dtype == np.bool_:
+        return ir.BoolAttr.get(bool(value))
+    if np.issubdtype(dtype, np.integer):
+        return ir.IntegerAttr.get(element, int(value))
+    return ir.FloatAttr.get(element, float(value))
+
+
+# ---------------------------------------------------------------------------
+# Op definitions.
+# ---------------------------------------------------------------------------
+
+# Shape function: (operand specs, decoded attrs, declared result specs or None)
+# -> result specs. Raises ShapeError when the op is ill-formed. Ops whose result
+# cannot be derived from operands (reshape, placeholder, ...) read `declared`.
+ShapeFn = Callable[[list[TensorSpec], dict, "list[TensorSpec] | None"], list[TensorSpec]]
+
+
+@dataclass(frozen=True)
+class OpDef:
+    """One op of a dialect: its signature, its semantics in one line, its shape rule."""
+
+    name: str
+    summary: str
+    operands: tuple[str, ...] = ()
+    results: tuple[str, ...] = ("output",)
+    attrs: dict[str, AttrKind] = field(default_factory=dict)
+    shape_fn: ShapeFn | None = None
+    variadic: str | None = None  # the name of the one variadic operand group, if any
+
+    def irdl(self) -> str:
+        """The `irdl.operation` text for this op."""
+        lines = [f"  irdl.operation @{self.name} {{"]
+        counter = iter(range(1_000_000))
+
+        def constraint(base: str | None) -> str:
+            value = f"%c{next(counter)}"
+            rhs = f'irdl.base "{base}"' if base else "irdl.any"
+            lines.append(f"    {value} = {rhs}")
+            return value
+
+        attr_values = {name: constraint(kind.irdl_base) for name, kind in self.attrs.items()}
+        operand_values = {name: constraint("!builtin.tensor") for name in self.operands}
+        result_values = {name: constraint("!builtin.tensor") for name in self.results}
+        if attr_values:
+            entries = ", ".join(f'"{name}" = {value}' for name, value in attr_values.items())
+            lines.append(f"    irdl.attributes {{{entries}}}")
+        if operand_values:
+            entries = ", ".join(
+                f"{name}: {'variadic ' if name == self.variadic else ''}{value}"
+                for name, value in operand_values.items()
+            )
+            lines.append(f"    irdl.operands({entries})")
+        if result_values:
+            entries = ", ".join(f"{name}: {value}" for name, value in result_values.items())
+            lines.append(f"    irdl.results({entries})")
+        lines.append("  }")
+        return "\n".join(lines)
+
+
+@dataclass
+class DialectDef:
+    """A dialect as a table of `OpDef`s."""
+
+    name: str
+    summary: str
+    ops: dict[str, OpDef] = field(default_factory=dict)
+
+    def op(self, name: str, summary: str, **kwargs) -> OpDef:
+        definition = OpDef(name=name, summary=summary, **kwargs)
+        assert name not in self.ops, f"duplicate op {self.name}.{name}"
+        self.ops[name] = definition
+        return definition
+
+    def irdl(self) -> str:
+        """The IRDL module text, loadable by `irdl.load_dialects` and `mlir-opt --irdl-file`."""
+        body = "\n".join(definition.irdl() for definition in self.ops.values())
+        return f"irdl.dialect @{self.name} {{\n{body}\n}}\n"
+
+    def load(self, context: ir.Context) -> None:
+        with context:
+            irdl_dialect.load_dialects(ir.Module.parse(self.irdl()))
+
+    def lookup(self, op: ir.Operation) -> OpDef | None:
+        dialect, _, name = op.name.partition(".")
+        return self.ops.get(name) if dialect == self.name else None
+
+    # -- building ---------------------------------------------------------
+
+    def create(
+        self,
+        op_name: str,
+        /,
+        *operands: ir.Value,
+        result_types: Sequence[TensorSpec] | None = None,
+        loc: ir.Location | None = None,
+        **attrs,
+    ) -> ir.Operation:
+        """Create `<dialect>.<name>` at the current insertion point.
+
+        Attributes are given as Python values and encoded by their kind; result
+        types are inferred by the op's shape function unless given (ops whose
+        result cannot be inferred require them). Raises ShapeError when the op
+        would not verify.
+        """
+        name = op_name
+        definition = self.ops[name]
+        missing = set(definition.attrs) - set(attrs)
+        extra = set(attrs) - set(definition.attrs)
+        if missing or extra:
+            raise ShapeError(f"{self.name}.{name}: missing attributes {sorted(missing)}, unknown {sorted(extra)}")
+        if definition.variadic is None and len(operands) != len(definition.operands):
+            raise ShapeError(f"{self.name}.{name} takes {len(definition.operands)} operands, got {len(operands)}")
+        operand_specs = [spec_of(v.type) for v in operands]
+        declared = list(result_types) if result_types is not None else None
+        results = definition.shape_fn(operand_specs, dict(attrs), declared) if definition.shape_fn else declared or []
+        if declared is not None and list(results) != declared:
+            raise ShapeError(f"{self.name}.{name}: declared results {declared} but the op produces {results}")
+        encoded = {}
+        for attr_name, kind in definition.attrs.items():
+            value = attrs[attr_name]
+            if kind is SCALAR:
+                encoded[attr_name] = encode_scalar(value, results[0].dtype)
+            else:
+                encoded[attr_name] = value if isinstance(value, ir.Attribute) else kind.encode(value)
+        return ir.Operation.create(
+            f"{self.name}.{name}",
+            results=[to_mlir(r) for r in results],
+            operands=list(operands),
+            attributes=encoded,
+            loc=loc,
+        )
+
+    # -- inspecting ---------------------------------------------------------
+
+    def view(self, op) -> "OpView":
+        op = op.operation
+        definition = self.lookup(op)
+        if definition is None:
+            raise ValueError(f"{op.name} is not a {self.name} op")
+        return OpView(op, definition)
+
+    # -- verifying -----------------------------------------------------------
+
+    def verify_op(self, op: ir.Operation) -> str | None:
+        """Semantic check of one op of this dialect; the problem, or None."""
+        view = self.view(op)
+        try:
+            attrs = view.attrs()
+            operand_specs = [spec_of(v.type) for v in op.operands]
+            declared = [spec_of(r.type) for r in op.results]
+        except (ShapeError, UnsupportedType) as error:
+            return str(error)
+        if view.definition.shape_fn is None:
+            return None
+        try:
+            expected = view.definition.shape_fn(operand_specs, attrs, declared)
+        except ShapeError as error:
+            return str(error)
+        if list(expected) != declared:
+            shown = ", ".join(str(s) for s in expected)
+            return f"result type mismatch: expected {shown}, got {', '.join(str(s) for s in declared)}"
+        return None
+
+
+class OpView:
+    """Named access to an op's operands, results and decoded attributes."""
+
+    def __init__(self, op: ir.Operation, definition: OpDef):
+        self.op = op
+        self.definition = definition
+
+    @property
+    def name(self) -> str:
+        return self.definition.name
+
+    def operand(self, name: str) -> ir.Value:
+        return self.op.operands[self.definition.operands.index(name)]
+
+    def attr(self, name: str):
+        kind = self.definition.attrs[name]
+        try:
+            attribute = self.op.attributes[name]
+        except KeyError:
+            raise ShapeError(f"missing attribute '{name}'") from None
+        try:
+            return kind.decode(attribute)
+        except (ValueError, TypeError) as error:
+            raise ShapeError(f"attribute '{name}' must be {kind.name}: {error}") from None
+
+    def attrs(self) -> dict:
+        return {name: self.attr(name) for name in self.definition.attrs}
+
+    def operand_specs(self) -> list[TensorSpec]:
+        return [spec_of(v.type) for v in self.op.operands]
+
+    def result_specs(self) -> list[TensorSpec]:
+        return [spec_of(r.type) for r in self.op.results]
