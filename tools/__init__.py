@@ -1,1 +1,1 @@
-"""x"""
+"""Command-line front ends. Each is a thin layer over the Python API."""
