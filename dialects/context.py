@@ -7,6 +7,7 @@ agrees on them: parse errors and verification failures come back as
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from mlir import ir
@@ -41,10 +42,14 @@ def make_context() -> ir.Context:
 
 @dataclass(frozen=True)
 class Problem:
-    """A diagnostic produced by parsing or verifying, not yet shown."""
+    """A diagnostic produced by parsing or verifying, not yet shown.
+
+    `notes` are MLIR's attached notes (e.g. "previously defined here").
+    """
 
     location: ir.Location
     message: str
+    notes: tuple["Problem", ...] = ()
 
     def __str__(self) -> str:
         return f"{format_location(self.location)}: error: {self.message}"
@@ -58,25 +63,68 @@ class InvalidIR(LaminaError):
         super().__init__("\n".join(str(p) for p in problems))
 
 
-def _problems_of(error: ir.MLIRError) -> list[Problem]:
-    return [Problem(d.location, d.message) for d in error.error_diagnostics]
+def problems_of(error: ir.MLIRError) -> list[Problem]:
+    """The error diagnostics an MLIR call raised, with their notes."""
+
+    def problem(diagnostic) -> Problem:
+        return Problem(diagnostic.location, diagnostic.message, tuple(problem(n) for n in diagnostic.notes))
+
+    return [problem(d) for d in error.error_diagnostics]
+
+
+# MLIR's complaint when a source does not hold exactly one top-level op.
+_NOT_ONE_TOP_LEVEL_OP = "source must contain a single top-level operation"
+
+
+def _parse_operation(text: str, source_name: str) -> ir.Operation:
+    try:
+        return ir.Operation.parse(text, source_name=source_name).operation
+    except ir.MLIRError as error:
+        raise InvalidIR(problems_of(error) or [_unexplained_parse_failure(text, source_name)]) from None
+
+
+def _unexplained_parse_failure(text: str, source_name: str) -> Problem:
+    """Why MLIR failed to parse when it said nothing.
+
+    MLIR 22 (mlir-opt too) fails silently on an IRDL op written in custom
+    syntax, which IRDL ops do not have: find such a use and point at it.
+    """
+    names = "|".join(re.escape(dialect.name) for dialect in DIALECTS)
+    custom_form = re.compile(rf"^[ \t]*(?:%[^=\n]*=[ \t]*)?(?P<op>(?:{names})\.\w+)", re.MULTILINE)
+    match = custom_form.search(text)
+    if match is None:
+        return Problem(ir.Location.file(source_name, 0, 0), "MLIR failed to parse this input without saying why")
+    start = match.start("op")
+    line = text.count("\n", 0, start) + 1
+    column = start - text.rfind("\n", 0, start)
+    op = match.group("op")
+    return Problem(ir.Location.file(source_name, line, column),
+                   f"custom op '{op}' is unknown: Lamina's ops have only the generic form, \"{op}\"(...)")
 
 
 def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.Operation:
     """Parse `.mlir` text into a `builtin.module` operation.
 
     Lamina passes modules around as their `builtin.module` operation (what
-    `Operation.parse` yields and `PassManager.run` takes). Raises InvalidIR
-    naming `source_name:line:col`.
+    `Operation.parse` yields and `PassManager.run` takes). As in `mlir-opt`, a
+    source holding one `builtin.module` is that module, and any other top-level
+    ops are wrapped in an implicit one. Raises InvalidIR naming
+    `source_name:line:col`.
     """
-    try:
-        with context:
-            op = ir.Operation.parse(text, source_name=source_name)
-    except ir.MLIRError as error:
-        raise InvalidIR(_problems_of(error)) from None
-    if op.name != "builtin.module":
-        raise InvalidIR([Problem(op.location, f"expected a builtin.module at the top level, got {op.name}")])
-    return op.operation
+    with context:
+        try:
+            top = _parse_operation(text, source_name)
+        except InvalidIR as error:
+            if not any(p.message.startswith(_NOT_ONE_TOP_LEVEL_OP) for p in error.problems):
+                raise
+            # None or several top-level ops: let the parser see them inside a
+            # module. The wrapper shares line 1, so only columns there shift.
+            return _parse_operation(f"module {{{text}\n}}", source_name)
+        if top.name == "builtin.module":
+            return top
+        module = ir.Module.create(ir.Location.unknown())
+        module.body.append(top)
+        return module.operation
 
 
 def print_module(module: ir.Operation, *, debug_info: bool = False, elide: bool = False) -> str:
@@ -94,7 +142,7 @@ def verify_module(module: ir.Operation) -> list[Problem]:
     try:
         module.verify()
     except ir.MLIRError as error:
-        return _problems_of(error)
+        return problems_of(error)
     problems = []
 
     def visit(op: ir.Operation):

@@ -129,6 +129,7 @@ def _conv_transpose(ins, attrs, declared):
     _require(filt.rank == data.rank, f"filter rank must equal input rank, got {filt} for {data}")
     _require(group >= 1 and filt.shape[0] == data.shape[1],
              f"filter must have {data.shape[1]} input channels first, got {filt}")
+    _require(data.shape[1] % group == 0, f"group {group} must divide input channels {data.shape[1]}")
     out_channels = filt.shape[1] * group
     _require(bias.shape == (out_channels,), f"bias must be [{out_channels}], got {bias}")
     spatial = []
@@ -286,8 +287,11 @@ def _slice(ins, attrs, declared):
     for dim, (start, end, step) in enumerate(zip(starts, ends, steps)):
         size = data.shape[dim]
         _require(step != 0, "steps must be non-zero")
-        _require(0 <= start <= size and -1 <= end <= size,
-                 f"dimension {dim}: start {start} and end {end} must be normalized into [0, {size}] (end -1: before 0)")
+        # A backward slice starts at an element (ONNX clamps its start to size - 1).
+        last_start = size - 1 if step < 0 and size > 0 else size
+        _require(0 <= start <= last_start and -1 <= end <= size,
+                 f"dimension {dim}: start {start} and end {end} must be normalized into [0, {last_start}] and "
+                 f"[-1, {size}] (end -1: through index 0)")
         shape.append(len(range(start, end, step)) if end >= 0 else len(range(start, -1, step)))
     return [data.with_shape(tuple(shape))]
 
@@ -441,7 +445,9 @@ GRAPH.op("convert", "Element type conversion (C-style casts; float to int trunca
          shape_fn=_convert)
 GRAPH.op("transpose", "Permutes dimensions: result dim i is input dim perm[i].", operands=("input",),
          attrs={"perm": I64S}, shape_fn=_transpose)
-GRAPH.op("concat", "Joins inputs along `axis`.", operands=("inputs",), variadic="inputs", attrs={"axis": I64},
+# Binary, not variadic: IRDL verifies every operand of a variadic group against one
+# constraint variable, which ties their types together (N inputs become a chain).
+GRAPH.op("concat", "Joins `lhs` and `rhs` along `axis`.", operands=("lhs", "rhs"), attrs={"axis": I64},
          shape_fn=_concat)
 GRAPH.op("slice", "Strided slice, one normalized (start, end, step) per dimension; end -1 means 'through index 0'.",
          operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice)
@@ -457,5 +463,5 @@ for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_p
 GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, mode nearest).", operands=("input",),
          attrs={"scales": F32S, "coordinate_transformation_mode": STR, "nearest_mode": STR}, shape_fn=_resize_nearest)
 
-# Ops without side effects whose results nobody reads may be erased; `save` is the only sink.
-SIDE_EFFECTING = frozenset({"save"})
+# The model's interface: kept even when nothing reads them (an unused input is still an input).
+MODEL_INTERFACE = frozenset({"placeholder", "save"})

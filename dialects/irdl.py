@@ -64,7 +64,11 @@ def _decode_elements(attr: ir.Attribute) -> np.ndarray:
 
 
 def _encode_elements(value) -> ir.Attribute:
-    return ir.DenseElementsAttr.get(np.ascontiguousarray(value))
+    # The explicit shape keeps 0-d arrays 0-d (the bindings would make them
+    # [1]); unsigned arrays need `signless=False` to stay `ui8` rather than `i8`.
+    array = np.asarray(value)
+    contiguous = np.ascontiguousarray(array)  # at least 1-D: the shape comes from `array`
+    return ir.DenseElementsAttr.get(contiguous, signless=array.dtype.kind != "u", shape=list(array.shape))
 
 
 I64 = AttrKind(

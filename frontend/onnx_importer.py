@@ -1,0 +1,85 @@
+"""Import an ONNX model into the graph dialect: the frontend's public API.
+
+The steps: fix input shapes and run ONNX shape inference (`static_shapes`),
+learn every value's type and compile-time data (`analysis`), check every node
+and report all problems at once (`support`), then emit one or more graph ops
+per node (`emitter`, `converters/`).
+"""
+
+from __future__ import annotations
+
+import onnx
+from mlir import ir
+
+from lamina.dialects.context import check_module
+from lamina.dialects.diagnostics import LaminaError
+
+from . import converters  # noqa: F401 - registers every converter
+from .analysis import ModelAnalysis, analyze
+from .emitter import ModuleBuilder
+from .loading import light_model_names, load_onnx, resolve_model_path
+from .registry import CONVERTERS
+from .static_shapes import parse_input_shape, refine_shapes, specialize
+from .support import Unsupported, find_unsupported
+
+__all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
+           "resolve_model_path", "unsupported_nodes"]
+
+# ONNX operators (default domain) with a converter. Others import only when
+# their outputs are known at compile time (then they become graph.constant).
+SUPPORTED_OPS: frozenset[str] = frozenset(CONVERTERS)
+LIGHT_MODELS: list[str] = light_model_names()
+
+InputShapes = dict[str, tuple[int, ...]]
+
+
+def import_model(model: onnx.ModelProto | str, context: ir.Context, input_shapes: InputShapes | None = None,
+                 source_name: str | None = None) -> ir.Operation:
+    """The graph-dialect module (a `builtin.module` operation) of an ONNX model.
+
+    `model` is a ModelProto or a path (or `light:NAME`); `input_shapes` fixes
+    dynamic input dimensions; `source_name` names the model in errors.
+    Raises LaminaError for anything the model does that Lamina cannot import.
+    """
+    proto, source = _model_and_source(model, source_name)
+    analysis = _analyze(proto, input_shapes, source, require_static=True)
+    problems = find_unsupported(analysis)
+    if problems:
+        count = len(problems)
+        listing = "\n".join(str(problem) for problem in problems)
+        raise LaminaError(f"{source}: cannot import the model ({count} problem{'s' if count > 1 else ''}):\n{listing}")
+    module = ModuleBuilder(analysis, context).build()
+    check_module(module)
+    return module
+
+
+def unsupported_nodes(model: onnx.ModelProto | str, input_shapes: InputShapes | None = None) -> list[Unsupported]:
+    """What keeps `model` from importing, without importing it; empty when it imports.
+
+    Dynamic input dimensions are not an error here; what they keep unknown is.
+    Raises LaminaError only for a file that does not load or `input_shapes`
+    that do not fit the model.
+    """
+    proto, source = _model_and_source(model, None)
+    return find_unsupported(_analyze(proto, input_shapes, source, require_static=False))
+
+
+def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> tuple[onnx.ModelProto, str]:
+    if isinstance(model, onnx.ModelProto):
+        return model, source_name or model.graph.name or "<onnx model>"
+    path = resolve_model_path(str(model))
+    return load_onnx(path), source_name or path
+
+
+def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
+             require_static: bool) -> ModelAnalysis:
+    """Shapes inferred, then re-inferred while compile-time values keep making more of them static."""
+    inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
+    analysis = analyze(inferred, source, inference_error)
+    while analysis.unknown_shapes():
+        refined = refine_shapes(inferred, analysis.constants)
+        if refined is None:
+            break
+        inferred, inference_error = refined
+        analysis = analyze(inferred, source, inference_error)
+    return analysis

@@ -1,0 +1,52 @@
+"""The table of ONNX operators the importer converts.
+
+Each entry says which graph ops the operator becomes, which inputs must be
+compile-time constants, what else limits support (`check`, run on every node
+before anything is emitted), and a note for `docs/onnx-op-coverage.md`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
+
+from mlir import ir
+
+if TYPE_CHECKING:
+    from .emitter import NodeEmitter
+    from .node_view import NodeView
+
+# A check yields one reason per unsupported aspect of a node; nothing if supported.
+Check = Callable[["NodeView"], Iterable[str]]
+# A converter returns the value of output 0, or one value (or None) per output.
+Convert = Callable[["NodeEmitter"], "ir.Value | Sequence[ir.Value | None]"]
+
+
+@dataclass(frozen=True)
+class Converter:
+    op_type: str
+    convert: Convert
+    graph_ops: tuple[str, ...]
+    static_inputs: dict[int, str] = field(default_factory=dict)  # input index -> role, for messages
+    check: Check | None = None
+    notes: str = ""
+
+
+CONVERTERS: dict[str, Converter] = {}
+
+
+def register(op_type: str, convert: Convert, *, graph_ops: Sequence[str], static_inputs: dict[int, str] | None = None,
+             check: Check | None = None, notes: str = "") -> None:
+    assert op_type not in CONVERTERS, f"two converters for {op_type}"
+    CONVERTERS[op_type] = Converter(op_type, convert, tuple(graph_ops), dict(static_inputs or {}), check, notes)
+
+
+def converter(*op_types: str, **options) -> Callable[[Convert], Convert]:
+    """Decorator form of `register` for one function converting `op_types`."""
+
+    def decorate(convert: Convert) -> Convert:
+        for op_type in op_types:
+            register(op_type, convert, **options)
+        return convert
+
+    return decorate

@@ -1,0 +1,49 @@
+"""`lamina-import`: an ONNX model to graph-dialect `.mlir`, node names kept as locations."""
+
+from __future__ import annotations
+
+import argparse
+
+from lamina.dialects.context import make_context, print_module
+from lamina.dialects.diagnostics import LaminaError
+from lamina.frontend.onnx_importer import LIGHT_MODELS, import_model, parse_input_shape
+from lamina.tools.cli import run_tool, write_text
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lamina-import",
+        description="Import an ONNX model into Lamina's graph dialect.",
+        epilog=f"MODEL may be light:NAME, a model shipped in the onnx wheel: {', '.join(LIGHT_MODELS)}.",
+    )
+    parser.add_argument("model", metavar="MODEL", help="the .onnx file, or light:NAME")
+    parser.add_argument("-o", dest="output", default="-", metavar="OUT", help="output .mlir file (default: stdout)")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMxDIM...",
+                        help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
+    parser.add_argument("--elide", action="store_true",
+                        help="shorten large constants for reading (the output no longer parses back)")
+    return parser
+
+
+def _input_shapes(options: list[str]) -> dict[str, tuple[int, ...]]:
+    shapes = {}
+    for option in options:
+        name, shape = parse_input_shape(option)
+        if name in shapes:
+            raise LaminaError(f"--input-shape gives input '{name}' twice")
+        shapes[name] = shape
+    return shapes
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+
+    def body() -> None:
+        module = import_model(args.model, make_context(), input_shapes=_input_shapes(args.input_shape))
+        write_text(args.output, print_module(module, debug_info=True, elide=args.elide))
+
+    return run_tool("lamina-import", body)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

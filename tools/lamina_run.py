@@ -1,0 +1,118 @@
+"""lamina-run: execute a Lamina module on given or random inputs, and compare.
+
+    lamina-run FILE.mlir [--inputs in.npz] [--output out.npz] [--compare other.npz] [--seed N]
+
+The module's dialect picks the executor (`runtime/executors.py`). npz keys
+are the model's input and output names. Without `--inputs`, inputs are
+random and seeded: floats uniform in [0, 1), integers in [0, 10), booleans
+fair coins. `--compare` prints, per output, the max absolute and relative
+error against another run's outputs (onnxruntime's, another stage's).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import Mapping
+
+import numpy as np
+
+from lamina.dialects.context import make_context, parse_module
+from lamina.dialects.types import TensorSpec
+from lamina.runtime.compare import Comparison, compare
+from lamina.runtime.executors import executor_for
+from lamina.runtime.graph_interpreter import describe
+from lamina.runtime.tensor_files import load_tensors, save_tensors
+
+from .cli import read_text, run_tool
+
+RANDOM_INTEGERS = (0, 10)  # [low, high) of random integer inputs
+
+
+def random_inputs(types: Mapping[str, TensorSpec], seed: int) -> dict[str, np.ndarray]:
+    """Seeded random arrays of exactly the given types."""
+    rng = np.random.default_rng(seed)
+    arrays = {}
+    for name, spec in types.items():
+        if np.issubdtype(spec.dtype, np.floating):
+            arrays[name] = rng.random(spec.shape).astype(spec.dtype)
+        elif spec.dtype == np.bool_:
+            arrays[name] = rng.integers(0, 2, spec.shape).astype(np.bool_)
+        else:
+            arrays[name] = rng.integers(*RANDOM_INTEGERS, spec.shape).astype(spec.dtype)
+    return arrays
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="lamina-run", description=__doc__.split("\n\n")[0])
+    parser.add_argument("file", help="a Lamina module (.mlir, or '-' for stdin)")
+    parser.add_argument("--inputs", metavar="NPZ", help="input arrays keyed by input name (default: random)")
+    parser.add_argument("--output", metavar="NPZ", help="write the outputs here, keyed by output name")
+    parser.add_argument("--compare", metavar="NPZ", help="print each output's error against these arrays")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    return parser
+
+
+def _summary(array: np.ndarray) -> str:
+    if array.size == 0:
+        return "empty"
+    wide = array.astype(np.float64)
+    return f"min {wide.min():.6g}  max {wide.max():.6g}  mean {wide.mean():.6g}"
+
+
+def _print_tensors(tensors: Mapping[str, np.ndarray], with_summary: bool) -> None:
+    width = max((len(name) for name in tensors), default=0)
+    for name, array in tensors.items():
+        line = f"  {name:<{width}}  {describe(array.shape, array.dtype)}"
+        print(f"{line}  {_summary(array)}" if with_summary else line)
+
+
+def _print_comparison(comparison: Comparison, reference: str) -> None:
+    print(f"compared with {reference}:")
+    width = max((len(d.name) for d in comparison.differences), default=0)
+    for d in comparison.differences:
+        parts = [f"{d.name:<{width}}"]
+        if d.max_abs is not None:
+            parts.append(f"max abs {d.max_abs:.3g}  max rel {d.max_rel:.3g}")
+        if d.mismatch:
+            parts.append(f"({d.mismatch})")
+        print("  " + "  ".join(parts))
+    if comparison.only_actual:
+        print(f"  missing from {reference}: {', '.join(comparison.only_actual)}")
+    if comparison.only_reference:
+        print(f"  not produced by this run: {', '.join(comparison.only_reference)}")
+
+
+def _run(args: argparse.Namespace) -> None:
+    module = parse_module(read_text(args.file), make_context(), args.file)
+    executor = executor_for(module)
+    # Read every file before running, so a bad path fails fast.
+    given = load_tensors(args.inputs) if args.inputs else None
+    reference = load_tensors(args.compare) if args.compare else None
+    if given is None:
+        inputs = random_inputs(executor.input_types(module), args.seed)
+        low, high = RANDOM_INTEGERS
+        print(f"random inputs (seed {args.seed}; floats in [0, 1), integers in [{low}, {high})):")
+    else:
+        inputs = given
+        print(f"inputs from {args.inputs}:")
+    _print_tensors(inputs, with_summary=False)
+    start = time.perf_counter()
+    outputs = executor.run(module, inputs)
+    print(f"outputs ({executor.description}, {time.perf_counter() - start:.2f} s):")
+    _print_tensors(outputs, with_summary=True)
+    if args.output:
+        save_tensors(args.output, outputs)
+        print(f"wrote {args.output}")
+    if reference is not None:
+        _print_comparison(compare(outputs, reference), args.compare)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    return run_tool("lamina-run", lambda: _run(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())
