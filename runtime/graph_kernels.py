@@ -283,7 +283,7 @@ def _slice(node: Node, x):
 
     def dimension(start: int, end: int, step: int) -> slice:
         # end -1 means "through index 0": only a negative step can get there.
-        return slice(start, None if end == -1 else end, step)
+        return slice(start, None if end == -1 and step < 0 else max(end, 0), step)
 
     return x[tuple(map(dimension, a["starts"], a["ends"], a["steps"]))]
 
