@@ -102,6 +102,23 @@ def _unexplained_parse_failure(text: str, source_name: str) -> Problem:
                    f"custom op '{op}' is unknown: Lamina's ops have only the generic form, \"{op}\"(...)")
 
 
+# What MLIR prints in place of a large constant when asked to elide it.
+_ELIDED_CONSTANT = "dense_resource<__elided__>"
+
+
+def _reject_elided_constants(text: str, source_name: str) -> None:
+    """Text printed for people (`--elide`) lost its weights: say so rather than
+    let verification complain about a resource attribute."""
+    start = text.find(_ELIDED_CONSTANT)
+    if start < 0:
+        return
+    line = text.count("\n", 0, start) + 1
+    column = start - text.rfind("\n", 0, start)
+    raise InvalidIR([Problem(ir.Location.file(source_name, line, column),
+                             "this constant was elided when printed (--elide); elided text is for reading only, "
+                             "re-create the module without eliding to parse or run it")])
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.Operation:
     """Parse `.mlir` text into a `builtin.module` operation.
 
@@ -112,6 +129,7 @@ def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.O
     `source_name:line:col`.
     """
     with context:
+        _reject_elided_constants(text, source_name)
         try:
             top = _parse_operation(text, source_name)
         except InvalidIR as error:
