@@ -45,7 +45,8 @@ def random_inputs(types: Mapping[str, TensorSpec], seed: int) -> dict[str, np.nd
 
 
 def _parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(prog="lamina-run", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="lamina-run", description="Execute a Lamina module on given or random inputs, and compare its outputs.")
     parser.add_argument("file", help="a Lamina module (.mlir, or '-' for stdin)")
     parser.add_argument("--inputs", metavar="NPZ", help="input arrays keyed by input name (default: random)")
     parser.add_argument("--output", metavar="NPZ", help="write the outputs here, keyed by output name")
