@@ -13,11 +13,12 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .diagnostics import LaminaError, format_location
+from .buffer import BUFFER
 from .graph import GRAPH
 from .irdl import DialectDef
 
 # Every Lamina dialect, in lowering order. Later levels append theirs.
-DIALECTS: list[DialectDef] = [GRAPH]
+DIALECTS: list[DialectDef] = [GRAPH, BUFFER]
 
 # Elements beyond this many are elided when printing for people.
 ELIDE_ELEMENTS_OVER = 16
@@ -156,7 +157,8 @@ def print_module(module: ir.Operation, *, debug_info: bool = False, elide: bool 
 
 
 def verify_module(module: ir.Operation) -> list[Problem]:
-    """Structural (IRDL) then semantic (shape functions) verification."""
+    """Structural (IRDL), then per-op semantic (shape functions), then
+    whole-module (dialect module verifiers) verification."""
     try:
         module.verify()
     except ir.MLIRError as error:
@@ -172,6 +174,11 @@ def verify_module(module: ir.Operation) -> list[Problem]:
         return ir.WalkResult.ADVANCE
 
     module.walk(visit)
+    if problems:
+        return problems
+    for dialect in DIALECTS:
+        if dialect.module_verifier is not None:
+            problems.extend(Problem(loc, message) for loc, message in dialect.module_verifier(module))
     return problems
 
 

@@ -434,6 +434,7 @@ GRAPH.op("leaky_relu", "x if x >= 0 else alpha * x.", operands=("input",), attrs
 GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip)
 GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
          attrs={"approximate": STR}, shape_fn=_gelu)
+GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary)
 GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input)
 GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept for reference.",
          operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input)

@@ -20,7 +20,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import irdl as irdl_dialect
 
-from .types import TensorSpec, UnsupportedType, spec_of, to_mlir
+from .types import TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
 
 
 class ShapeError(ValueError):
@@ -134,9 +134,18 @@ def encode_scalar(value, dtype) -> ir.Attribute:
 ShapeFn = Callable[[list[TensorSpec], dict, "list[TensorSpec] | None"], list[TensorSpec]]
 
 
+# How an instruction uses a buffer operand (Glow's @in, @out, @inout). Tensor
+# operands of value-semantics ops are all "in".
+ROLES = ("in", "out", "inout")
+
+
 @dataclass(frozen=True)
 class OpDef:
-    """One op of a dialect: its signature, its semantics in one line, its shape rule."""
+    """One op of a dialect: its signature, its semantics in one line, its shape rule.
+
+    `roles` maps operands to how the op uses them (default "in"); it is defined
+    here once and read by every pass that reasons about reads and writes.
+    """
 
     name: str
     summary: str
@@ -145,6 +154,25 @@ class OpDef:
     attrs: dict[str, AttrKind] = field(default_factory=dict)
     shape_fn: ShapeFn | None = None
     variadic: str | None = None  # the name of the one variadic operand group, if any
+    roles: dict[str, str] = field(default_factory=dict)
+    value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
+
+    def __post_init__(self):
+        unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}
+        assert not unknown, f"{self.name}: bad roles {unknown}"
+
+    def role(self, operand: str) -> str:
+        return self.roles.get(operand, "in")
+
+    def operand_roles(self, count: int) -> list[str]:
+        """The role of each of `count` actual operands (a variadic group repeats its role)."""
+        if self.variadic is None:
+            return [self.role(name) for name in self.operands]
+        index = self.operands.index(self.variadic)
+        fixed_after = len(self.operands) - index - 1
+        repeated = count - index - fixed_after
+        names = [*self.operands[:index], *([self.variadic] * repeated), *self.operands[index + 1:]]
+        return [self.role(name) for name in names]
 
     def irdl(self) -> str:
         """The `irdl.operation` text for this op."""
@@ -158,8 +186,8 @@ class OpDef:
             return value
 
         attr_values = {name: constraint(kind.irdl_base) for name, kind in self.attrs.items()}
-        operand_values = {name: constraint("!builtin.tensor") for name in self.operands}
-        result_values = {name: constraint("!builtin.tensor") for name in self.results}
+        operand_values = {name: constraint(self.value_base) for name in self.operands}
+        result_values = {name: constraint(self.value_base) for name in self.results}
         if attr_values:
             entries = ", ".join(f'"{name}" = {value}' for name, value in attr_values.items())
             lines.append(f"    irdl.attributes {{{entries}}}")
@@ -176,16 +204,31 @@ class OpDef:
         return "\n".join(lines)
 
 
+# A whole-module check a dialect adds to the per-op ones (lifetimes, aliasing):
+# module operation -> (location, message) pairs.
+ModuleVerifier = Callable[[ir.Operation], list[tuple[ir.Location, str]]]
+
+
 @dataclass
 class DialectDef:
-    """A dialect as a table of `OpDef`s."""
+    """A dialect as a table of `OpDef`s.
+
+    `values` says whether its ops exchange tensors (value semantics) or
+    memrefs (buffers); `module_verifier`, if any, checks what no single op can.
+    """
 
     name: str
     summary: str
     ops: dict[str, OpDef] = field(default_factory=dict)
+    values: str = "tensor"
+    module_verifier: ModuleVerifier | None = None
+
+    def __post_init__(self):
+        assert self.values in ("tensor", "memref"), self.values
 
     def op(self, name: str, summary: str, **kwargs) -> OpDef:
-        definition = OpDef(name=name, summary=summary, **kwargs)
+        base = "!builtin.tensor" if self.values == "tensor" else "!builtin.memref"
+        definition = OpDef(name=name, summary=summary, value_base=base, **kwargs)
         assert name not in self.ops, f"duplicate op {self.name}.{name}"
         self.ops[name] = definition
         return definition
@@ -238,12 +281,14 @@ class DialectDef:
         for attr_name, kind in definition.attrs.items():
             value = attrs[attr_name]
             if kind is SCALAR:
-                encoded[attr_name] = encode_scalar(value, results[0].dtype)
+                # Typed like the first result, or the destination of a buffer instruction.
+                typed_like = results[0] if results else operand_specs[0]
+                encoded[attr_name] = encode_scalar(value, typed_like.dtype)
             else:
                 encoded[attr_name] = value if isinstance(value, ir.Attribute) else kind.encode(value)
         return ir.Operation.create(
             f"{self.name}.{name}",
-            results=[to_mlir(r) for r in results],
+            results=[(to_mlir if self.values == "tensor" else to_memref)(r) for r in results],
             operands=list(operands),
             attributes=encoded,
             loc=loc,

@@ -102,11 +102,22 @@ def to_mlir(spec: TensorSpec) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(list(spec.shape), element_type(spec.dtype))
 
 
+def to_memref(spec: TensorSpec) -> ir.MemRefType:
+    """The identity-layout memref holding a tensor of `spec`: a buffer-level value."""
+    return ir.MemRefType.get(list(spec.shape), element_type(spec.dtype), loc=ir.Location.unknown())
+
+
+def _identity_layout(memref: ir.MemRefType) -> bool:
+    layout = memref.layout
+    return isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(memref.rank, memref.context)
+
+
 def spec_of(type_: ir.Type) -> TensorSpec:
-    """The `TensorSpec` of a statically shaped ranked tensor type."""
-    if not isinstance(type_, ir.RankedTensorType):
-        raise UnsupportedType(f"expected a ranked tensor type, got {type_}")
-    ranked = ir.RankedTensorType(type_)
-    if not ranked.has_static_shape:
+    """The `TensorSpec` of a statically shaped ranked tensor or memref type."""
+    if not isinstance(type_, (ir.RankedTensorType, ir.MemRefType)):
+        raise UnsupportedType(f"expected a ranked tensor or memref type, got {type_}")
+    if not type_.has_static_shape:
         raise UnsupportedType(f"expected a static shape, got {type_}")
-    return TensorSpec(tuple(ranked.shape), dtype_of(ranked.element_type))
+    if isinstance(type_, ir.MemRefType) and not _identity_layout(type_):
+        raise UnsupportedType(f"expected an identity-layout memref, got {type_}")
+    return TensorSpec(tuple(type_.shape), dtype_of(type_.element_type))

@@ -1,0 +1,5 @@
+"""Conversions between levels (e.g. graph to buffer), one module each; importing this package registers them."""
+
+from lamina.passes.registry import import_submodules
+
+import_submodules(__name__, __path__)
