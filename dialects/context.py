@@ -111,6 +111,8 @@ def _reject_elided_constants(text: str, source_name: str) -> None:
     """Text printed for people (`--elide`) lost its weights: say so rather than
     let verification complain about a resource attribute."""
     start = text.find(_ELIDED_CONSTANT)
+    while start >= 0 and "//" in text[text.rfind("\n", 0, start) + 1:start]:  # in a comment
+        start = text.find(_ELIDED_CONSTANT, start + 1)
     if start < 0:
         return
     line = text.count("\n", 0, start) + 1

@@ -4,7 +4,7 @@
 // An unknown pass is one line naming it and its column, suggesting close
 // matches among Lamina's passes and pointing at --list-passes.
 
-// CHECK:      lamina-opt: error: pass pipeline, column 30: unknown pass or pipeline 'graph-dec'; did you mean 'graph-dce'? (see lamina-opt --list-passes)
+// CHECK:      lamina-opt: error: pass pipeline, column 30: unknown pass or pipeline 'graph-dec'; did you mean 'graph-dce' or 'graph-cse'? (see lamina-opt --list-passes)
 // CHECK-NEXT:   builtin.module(canonicalize, graph-dec)
 // CHECK-NEXT: {{^}}                               ^
 // CHECK-NOT:  Traceback
