@@ -1,0 +1,116 @@
+"""The accelerator backend: what a Tensil-style systolic-array target runs, as a table.
+
+The target (`/work/shared/design/ACCELERATOR.md`) is an N x N systolic array
+fed from local memory, accumulators behind it with a SIMD unit that can only
+add, subtract, multiply, take min/max and move, and two DRAM banks: Vars
+(inputs, outputs, activations) and Consts (weights, biases, constants).
+Anything that needs exp, division, square roots, erf or tanh has no unit to
+run on: softmax, LRN, layer norm, GELU and sigmoid are reported unsupported,
+which is the honest answer (Tensil itself silently runs softmax as identity).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+from mlir import ir
+
+from lamina.dialects.irdl import OpView
+
+from .backend import Backend
+
+
+@dataclass(frozen=True)
+class Requirement:
+    """A condition an op must meet to run, and what to tell people when it does not."""
+
+    holds: Callable[[OpView], bool]
+    otherwise: str
+
+
+@dataclass(frozen=True)
+class Capability:
+    """How the target runs one graph op (`how`), under some requirements."""
+
+    how: str
+    requires: tuple[Requirement, ...] = ()
+
+
+def _is_constant(value: ir.Value) -> bool:
+    owner = value.owner
+    return isinstance(owner, ir.OpView) and owner.name in ("graph.constant", "graph.splat")
+
+
+def _constant(operand: str) -> Requirement:
+    return Requirement(lambda op: _is_constant(op.operand(operand)),
+                       f"its {operand} must be a constant: the array loads weights from the Consts bank")
+
+
+SPATIAL_2D = Requirement(lambda op: op.operand_specs()[0].rank == 4,
+                         "only 2-D windows over N x C x H x W tensors")
+MATRICES = Requirement(lambda op: all(spec.rank == 2 for spec in op.operand_specs()),
+                       "only 2-D operands: the array multiplies vectors by one weight matrix")
+CHANNEL_AXIS = Requirement(lambda op: op.attr("axis") == 1,
+                           "only along channels (axis 1): a concat is a placement of channel vectors")
+
+# What the accelerator runs; every other op is unsupported.
+SUPPORTED: dict[str, Capability] = {
+    "placeholder": Capability("an input: a Vars object in DRAM0"),
+    "save": Capability("an output: a Vars object in DRAM0"),
+    "constant": Capability("a Consts object in DRAM1"),
+    "splat": Capability("a Consts object in DRAM1"),
+    "convolution": Capability("one array matmul per kernel pixel, accumulated; the bias is the weights' extra row",
+                              (SPATIAL_2D, _constant("filter"), _constant("bias"))),
+    "fully_connected": Capability("an array matmul; the bias is the weights' extra row",
+                                  (_constant("weights"), _constant("bias"))),
+    "matmul": Capability("an array matmul", (MATRICES, _constant("rhs"))),
+    "add": Capability("SIMD Add (or a DataMove that accumulates)"),
+    "sub": Capability("SIMD Subtract"),
+    "mul": Capability("SIMD Multiply"),
+    "max": Capability("SIMD Max"),
+    "min": Capability("SIMD Min"),
+    "relu": Capability("SIMD Max with a zeroed register"),
+    "leaky_relu": Capability("SIMD Multiply by alpha, then Max"),
+    "clip": Capability("SIMD Max with the lower bound, then Min with the upper one"),
+    "max_pool": Capability("a chain of SIMD Max over the window", (SPATIAL_2D,)),
+    "avg_pool": Capability("a chain of SIMD Add over the window, then Multiply by 1/size", (SPATIAL_2D,)),
+    "reshape": Capability("no instruction: the same DRAM vectors seen with another shape"),
+    "concat": Capability("no instruction: the inputs' channel vectors placed side by side", (CHANNEL_AXIS,)),
+    "broadcast": Capability("no instruction: a constant laid out broadcast in the Consts bank",
+                            (Requirement(lambda op: _is_constant(op.operand("input")), "only of constants"),)),
+}
+
+# Ops the accelerator wants lowered: their lowerings produce only ops it runs.
+# (Softmax, LRN, layer norm, GELU and swish have lowerings too, into exp,
+# pow, sqrt, div, erf, tanh or sigmoid: lowering them would trade one op the
+# target cannot run for several, so they stay and are reported as they are.)
+LOWERED: dict[str, str] = {
+    "batch_norm": "sub/mul/add by per-channel constants (when not folded into a convolution)",
+    "global_avg_pool": "an avg_pool whose window is the whole image",
+    "global_max_pool": "a max_pool whose window is the whole image",
+}
+
+
+class AcceleratorBackend(Backend):
+    """The Tensil-style systolic-array target: matmul-like layers, SIMD element-wise ops, pooling.
+
+    `SUPPORTED` says what runs and how; `LOWERED` what `graph-lower` expands
+    first. There is no post-lowering transform yet: the accelerator's own
+    ops come with its dialects, below the graph level.
+    """
+
+    name = "accelerator"
+    summary = "Tensil-style systolic array: conv/matmul layers, SIMD add/mul/min/max, pooling"
+
+    def why_unsupported(self, op: OpView) -> str | None:
+        capability = SUPPORTED.get(op.name)
+        if capability is None and op.name in LOWERED:
+            return f"lower it first: graph-lower makes it {LOWERED[op.name]}"
+        if capability is None:
+            return "no unit of the accelerator computes it (its SIMD unit adds, subtracts, multiplies, takes min/max)"
+        failed = [requirement.otherwise for requirement in capability.requires if not requirement.holds(op)]
+        return "; ".join(failed) or None
+
+    def should_lower(self, op: OpView) -> bool:
+        return op.name in LOWERED
