@@ -216,7 +216,7 @@ def _sigmoid(x):
 UNARY = {
     "relu": lambda x: np.maximum(x, 0), "sigmoid": _sigmoid, "tanh": np.tanh, "erf": erf,
     "exp": np.exp, "log": np.log, "sqrt": np.sqrt, "reciprocal": lambda x: 1 / x,
-    "neg": np.negative, "abs": np.abs, "identity": lambda x: x,
+    "neg": np.negative, "abs": np.abs, "identity": lambda x: x, "swish": lambda x: x * _sigmoid(x),
     "dropout": lambda x, ratio: x,  # inference mode
 }
 

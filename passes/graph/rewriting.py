@@ -123,21 +123,25 @@ def uniform_scalar(value: ir.Value) -> np.generic | None:
 
 
 def constant_view(value: ir.Value) -> np.ndarray | None:
-    """The data of a constant seen through `graph.broadcast` and `graph.reshape`; None otherwise.
+    """The data of a constant seen through `graph.broadcast`, `graph.reshape` and
+    `graph.convert`; None otherwise.
 
     Importers give element-wise ops their per-channel and scalar constants as
-    broadcasts of small constants, which constant folding keeps unexpanded.
-    The array is a read-only view that repeats data with zero strides rather
-    than copying it, so a broadcast to a large activation shape costs nothing.
+    broadcasts of small constants (converted to the other operand's type),
+    which constant folding keeps unexpanded. The array is a read-only view
+    that repeats data with zero strides rather than copying it, so a
+    broadcast to a large activation shape costs nothing.
     """
     op = defining_op(value)
     name = op_name(op) if op is not None else None
     spec = spec_of(value.type)
-    if name in ("broadcast", "reshape"):
+    if name in ("broadcast", "reshape", "convert"):
         source = constant_view(op.operands[0])
         if source is None:
             return None
-        return np.broadcast_to(source, spec.shape) if name == "broadcast" else source.reshape(spec.shape)
+        if name == "broadcast":
+            return np.broadcast_to(source, spec.shape)
+        return source.reshape(spec.shape) if name == "reshape" else source.astype(spec.dtype)
     if name == "splat":
         return np.broadcast_to(np.asarray(GRAPH.view(op).attr("value"), dtype=spec.dtype), spec.shape)
     return constant_value(value)

@@ -133,6 +133,8 @@ func.func @elementwise() {
   %27 = "graph.identity"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: %28 = "graph.dropout"(%0) {ratio = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   %28 = "graph.dropout"(%0) {ratio = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %29 = "graph.swish"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %29 = "graph.swish"(%0) : (tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: return
   return
 }
