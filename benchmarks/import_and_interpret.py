@@ -1,7 +1,7 @@
 """How long Lamina takes to import and to interpret the nine light models,
 next to onnx's ReferenceEvaluator and onnxruntime, measured in one run.
 
-Usage: .venv/bin/python benchmarks/import_and_interpret.py [--repeat 3] [--reference-timeout 600] [--models a,b]
+Usage: .venv/bin/python benchmarks/import_and_interpret.py [--repeat 5] [--reference-timeout 600] [--models a,b]
 
 Each model gets seeded random weights (`randomize_weights`, seed 0) and the
 backend runner's dummy input. Every figure is the median of `--repeat` runs,
@@ -130,20 +130,18 @@ def seconds_text(seconds: float | None, timeout: float) -> str:
 
 
 def machine() -> str:
-    """CPU, cores, current load and versions: call it before measuring."""
+    """CPU, logical CPUs and library versions."""
     cpu = platform.processor() or platform.machine()
     with open("/proc/cpuinfo") as cpuinfo:
         for line in cpuinfo:
             if line.startswith("model name"):
                 cpu = line.split(":", 1)[1].strip()
                 break
-    load = os.getloadavg()[0]  # other work on the machine skews every column
-    return (f"{cpu}, {os.cpu_count()} cores, load average {load:.1f} at the start; "
-            f"Python {platform.python_version()}, numpy {np.__version__}, onnx {onnx.__version__}, "
-            f"onnxruntime {onnxruntime.__version__}")
+    return (f"{cpu}, {os.cpu_count()} logical CPUs; Python {platform.python_version()}, numpy {np.__version__}, "
+            f"onnx {onnx.__version__}, onnxruntime {onnxruntime.__version__}")
 
 
-def table(rows: list[dict[str, object]], machine_line: str, repeat: int, reference_timeout: float) -> str:
+def table(rows: list[dict[str, object]], loads: tuple[float, float], repeat: int, reference_timeout: float) -> str:
     lines = [
         "# Import and interpretation time of the light models",
         "",
@@ -153,7 +151,9 @@ def table(rows: list[dict[str, object]], machine_line: str, repeat: int, referen
         COMMAND,
         "```",
         "",
-        f"Date: {datetime.date.today().isoformat()}. Machine: {machine_line}.",
+        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+        f"Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end: other work on the",
+        "machine slows every column.",
         "",
         f"Random weights (`randomize_weights`, seed {SEED}), the runner's dummy input (batch 1, 3x224x224).",
         f"Median of {repeat} runs (1 run when the first takes over {SINGLE_RUN_OVER:g} s). Lamina import",
@@ -178,7 +178,7 @@ def table(rows: list[dict[str, object]], machine_line: str, repeat: int, referen
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument("--reference-timeout", type=float, default=600.0,
                         help="seconds the ReferenceEvaluator gets per model (default 600)")
     parser.add_argument("--models", default=",".join(LIGHT_MODELS), help="comma-separated light model names")
@@ -186,12 +186,12 @@ def main() -> None:
     args = parser.parse_args()
     if args.reference_timeout < args.repeat * SINGLE_RUN_OVER:
         parser.error(f"--reference-timeout must be at least {args.repeat * SINGLE_RUN_OVER:g} s for {args.repeat} runs")
-    machine_line = machine()
+    load_start = os.getloadavg()[0]
     rows = []
     for name in args.models.split(","):
         rows.append(measure(name, args.repeat, args.reference_timeout))
         print(f"measured {name}", file=sys.stderr, flush=True)
-    text = table(rows, machine_line, args.repeat, args.reference_timeout)
+    text = table(rows, (load_start, os.getloadavg()[0]), args.repeat, args.reference_timeout)
     args.output.parent.mkdir(parents=True, exist_ok=True)
     args.output.write_text(text)
     print(text)

@@ -117,3 +117,13 @@ _define_instructions()
 
 # Ops that declare a buffer (their result) rather than compute.
 BUFFER_SOURCES = frozenset({"weight", "constant", "alloc", "view"})
+
+
+def _verify_module(module):
+    """Lifetimes, aliasing and placement (buffer_verifier.py, imported here because it imports this module)."""
+    from .buffer_verifier import verify_buffers
+
+    return verify_buffers(module)
+
+
+BUFFER.module_verifier = _verify_module

@@ -8,32 +8,85 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .buffer import BUFFER
+from .buffer import BUFFER, BUFFER_SOURCES
 from .model import body_ops
 from .types import spec_of
+
+# Instructions whose every output element is computed from the input elements
+# at the same index, so they may write their destination over an input of
+# the same type (Glow's `inplaceOperand`): element-wise arithmetic and
+# activations, and copies. Not comparisons (i1 results), nor anything that
+# moves or combines elements (transpose, matmul, reductions, ...).
+IN_PLACE_INSTRUCTIONS = frozenset({
+    "copy", "identity", "dropout",
+    "add", "sub", "mul", "div", "max", "min", "pow", "sum", "where",
+    "relu", "leaky_relu", "clip", "gelu", "swish", "sigmoid", "tanh",
+    "erf", "exp", "log", "sqrt", "reciprocal", "neg", "abs",
+})
 
 
 def root_buffer(value: ir.Value) -> ir.Value:
     """The buffer `value` aliases: itself, or the source of the views it is made of."""
-    while True:
-        owner = value.owner
-        if isinstance(owner, ir.Operation) and owner.name == "buffer.view":
-            value = owner.operands[0]
-        else:
-            return value
+    while _is_view(value):
+        value = value.owner.operands[0]
+    return value
 
 
 def view_offset(value: ir.Value) -> int:
     """Byte offset of `value` inside its root buffer."""
     offset = 0
-    while isinstance(value.owner, ir.Operation) and value.owner.name == "buffer.view":
+    while _is_view(value):
         offset += BUFFER.view(value.owner).attr("byte_offset")
         value = value.owner.operands[0]
     return offset
 
 
+def _is_view(value: ir.Value) -> bool:
+    # `owner` is an OpView for op results and a Block for block arguments.
+    owner = value.owner
+    return isinstance(owner, (ir.Operation, ir.OpView)) and owner.name == "buffer.view"
+
+
+def defining_op(value: ir.Value) -> ir.Operation | None:
+    """The op whose result `value` is; None for a block argument."""
+    owner = value.owner  # an OpView for op results, a Block for block arguments
+    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
+
+
 def nbytes(value: ir.Value) -> int:
     return spec_of(value.type).nbytes
+
+
+def covers_root(value: ir.Value) -> bool:
+    """Whether `value` is all of its root buffer's bytes (the root, or a view of all of it)."""
+    return view_offset(value) == 0 and nbytes(value) == nbytes(root_buffer(value))
+
+
+def byte_range(value: ir.Value) -> tuple[int, int]:
+    """The bytes [begin, end) of its root buffer that `value` covers."""
+    begin = view_offset(value)
+    return begin, begin + nbytes(value)
+
+
+def operand_roles(op: ir.Operation) -> list[tuple[ir.Value, str]]:
+    """Each operand of a buffer instruction (copy and dealloc included) with its role."""
+    definition = BUFFER.lookup(op)
+    if definition is None or definition.name in BUFFER_SOURCES:
+        return []
+    return list(zip(op.operands, definition.operand_roles(len(op.operands))))
+
+
+def users(buffer: ir.Value) -> list[ir.Operation]:
+    """The ops using `buffer` directly or through views (the views included), unordered."""
+    found = []
+    pending = [buffer]
+    while pending:
+        for use in pending.pop().uses:
+            owner = use.owner.operation
+            found.append(owner)
+            if owner.name == "buffer.view":
+                pending.append(owner.results[0])
+    return found
 
 
 @dataclass
@@ -71,6 +124,11 @@ def analyze(module: ir.Operation) -> tuple[list[ir.Operation], dict[ir.Value, Bu
     several times gets one access whose role merges them.
     """
     program = body_ops(module)
+    return program, analyze_program(program)
+
+
+def analyze_program(program: list[ir.Operation]) -> dict[ir.Value, BufferInfo]:
+    """`analyze` over a list of ops in program order (one function's body)."""
     buffers: dict[ir.Value, BufferInfo] = {}
     for index, op in enumerate(program):
         definition = BUFFER.lookup(op)
@@ -90,4 +148,4 @@ def analyze(module: ir.Operation) -> tuple[list[ir.Operation], dict[ir.Value, Bu
                 role = next(iter(used_as)) if len(used_as) == 1 else "inout"
                 if root in buffers:
                     buffers[root].accesses.append(Access(index, op, role))
-    return program, buffers
+    return buffers

@@ -18,7 +18,7 @@ from lamina.dialects import model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 
-from . import graph_interpreter
+from . import buffer_interpreter, graph_interpreter
 
 
 @dataclass(frozen=True)
@@ -33,6 +33,7 @@ class Executor:
 # Dialect namespace -> executor of the modules written in it.
 EXECUTORS: dict[str, Executor] = {
     "graph": Executor("graph reference interpreter", model.inputs, graph_interpreter.run),
+    "buffer": Executor("buffer interpreter", buffer_interpreter.inputs, buffer_interpreter.run),
 }
 
 _STRUCTURAL = frozenset({"builtin", "func"})

@@ -50,7 +50,7 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
             except KernelError as error:
                 raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
             if node.results:
-                values[op.results[0]] = _checked_result(result, node.result, op)
+                values[op.results[0]] = checked_result(result, node.result, op)
             for value in dying[index]:
                 del values[value]
     return outputs
@@ -108,7 +108,7 @@ def _dying_values(ops: list[ir.Operation]) -> list[list[ir.Value]]:
     return dying
 
 
-def _checked_result(result, declared: TensorSpec, op: ir.Operation) -> np.ndarray:
+def checked_result(result, declared: TensorSpec, op: ir.Operation) -> np.ndarray:
     """The kernel's result, which must have exactly the op's result type (else a Lamina bug)."""
     array = np.asarray(result)
     if array.shape != declared.shape or array.dtype != declared.dtype:

@@ -1,0 +1,148 @@
+"""convert-graph-to-buffer: Glow's IRGen, from the node graph to buffer instructions."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from lamina.dialects.buffer import BUFFER, UNPLANNED
+from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
+from lamina.dialects.irdl import I64, STR
+from lamina.dialects.model import main_function
+from lamina.dialects.types import spec_of, to_memref
+from lamina.passes.registry import Pass, PassError, register_pass
+
+
+@register_pass
+@dataclass(frozen=True)
+class ConvertGraphToBuffer(Pass):
+    """Turn the graph function into buffer instructions (Glow's IRGen).
+
+    The model's function keeps its name; its graph ops are replaced, in
+    their current order (a scheduler orders the graph before IRGen), by:
+
+    - `graph.placeholder` -> a public mutable `buffer.weight` (a model input);
+    - `graph.save` -> a public mutable `buffer.weight` (the output) and a
+      `buffer.copy` into it, which copy elimination may later remove;
+    - `graph.constant` -> `buffer.constant`, named after its location;
+    - `graph.reshape` -> a `buffer.view` (byte offset 0) of its input's buffer;
+    - any other graph.X -> a `buffer.alloc` right before `buffer.X(%dest, ...)`
+      with graph.X's operands (as buffers) and attributes.
+
+    Weights and constants are declared first, in graph order, like Glow's
+    `declare` section. As in Glow's IRBuilder, every `buffer.dealloc` is
+    appended at the end of the function (in allocation order): hoisting them
+    to their last use is `buffer-hoist-deallocs`' job. Every buffer is left
+    unplanned (offset -1) for memory planning. Each op keeps the location of
+    the graph op it comes from; allocs and constants are named after it,
+    uniquely.
+
+    Legal on a model whose function holds only graph ops; anything else in it
+    is an error at that op.
+    """
+
+    name = "convert-graph-to-buffer"
+    summary = "Glow's IRGen: graph ops to buffer weights, allocs and instructions"
+
+    def run(self, op: ir.Operation) -> None:
+        block = main_function(op).regions[0].blocks[0]
+        graph_ops = [child.operation for child in block.operations if child.operation.name != "func.return"]
+        for graph_op in graph_ops:
+            if GRAPH.lookup(graph_op) is None:
+                raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
+                                graph_op.location)
+        terminator = block.operations[len(block.operations) - 1]
+        _IRGen(graph_ops, terminator).emit()
+        for graph_op in reversed(graph_ops):  # users before producers: nothing is used once erased
+            graph_op.erase()
+
+
+@dataclass
+class _Namer:
+    """Unique buffer names, taken from the locations of the ops they come from."""
+
+    taken: set[str] = field(default_factory=set)
+
+    def name(self, op: ir.Operation) -> str:
+        base = _location_name(op.location) or GRAPH.lookup(op).name
+        candidate, suffix = base, 0
+        while candidate in self.taken:
+            suffix += 1
+            candidate = f"{base}.{suffix}"
+        self.taken.add(candidate)
+        return candidate
+
+
+def _location_name(loc: ir.Location) -> str | None:
+    """The (first) node name a location carries."""
+    if loc.is_a_name():
+        return loc.name_str
+    if loc.is_a_fused():
+        return next(filter(None, map(_location_name, loc.locations)), None)
+    return None
+
+
+class _IRGen:
+    """Emits the buffer program for `graph_ops` before `terminator`."""
+
+    def __init__(self, graph_ops: list[ir.Operation], terminator: ir.OpView):
+        self.graph_ops = graph_ops
+        # Model inputs and outputs keep their names; other buffers avoid them.
+        interface = [op for op in graph_ops if GRAPH.lookup(op).name in MODEL_INTERFACE]
+        self.namer = _Namer({GRAPH.view(op).attr("name") for op in interface})
+        self.buffers: dict[ir.Value, ir.Value] = {}  # graph value -> the buffer holding it
+        self.output_weights: dict[ir.Operation, ir.Value] = {}  # graph.save -> its weight
+        self.allocs: list[ir.Operation] = []
+        self.program = ir.InsertionPoint(terminator)
+
+    def emit(self) -> None:
+        with self.program:
+            for op in self.graph_ops:
+                self._declare(op)
+            for op in self.graph_ops:
+                self._generate(op)
+            for alloc in self.allocs:
+                BUFFER.create("dealloc", alloc.result, loc=alloc.location)
+
+    def _declare(self, op: ir.Operation) -> None:
+        """The buffers living outside the program: weights and constants."""
+        kind = GRAPH.lookup(op).name
+        if kind == "placeholder":
+            self.buffers[op.result] = self._weight(GRAPH.view(op).attr("name"), op.result.type, op.location)
+        elif kind == "save":
+            self.output_weights[op] = self._weight(GRAPH.view(op).attr("name"), op.operands[0].type, op.location)
+        elif kind == "constant":
+            # The data carries over as the same attribute: exact, and large weights are never decoded.
+            attributes = {"name": STR.encode(self.namer.name(op)), "value": op.attributes["value"],
+                          "offset": I64.encode(UNPLANNED)}
+            constant = ir.Operation.create("buffer.constant", results=[to_memref(spec_of(op.result.type))],
+                                           attributes=attributes, loc=op.location)
+            self.buffers[op.result] = constant.result
+
+    def _generate(self, op: ir.Operation) -> None:
+        kind = GRAPH.lookup(op).name
+        if kind in ("placeholder", "constant"):
+            return
+        sources = [self.buffers[value] for value in op.operands]
+        if kind == "save":
+            BUFFER.create("copy", self.output_weights[op], *sources, loc=op.location)
+        elif kind == "reshape":
+            view = BUFFER.create("view", *sources, result_types=[spec_of(op.result.type)], loc=op.location,
+                                 byte_offset=0)
+            self.buffers[op.result] = view.result
+        else:
+            alloc = BUFFER.create("alloc", result_types=[spec_of(op.result.type)], loc=op.location,
+                                  name=self.namer.name(op), offset=UNPLANNED)
+            self.allocs.append(alloc)
+            # graph.X's attributes carry over as they are.
+            attributes = {name: op.attributes[name] for name in op.attributes}
+            ir.Operation.create(f"buffer.{kind}", operands=[alloc.result, *sources], attributes=attributes,
+                                loc=op.location)
+            self.buffers[op.result] = alloc.result
+
+    @staticmethod
+    def _weight(name: str, tensor_type: ir.Type, loc: ir.Location) -> ir.Value:
+        weight = BUFFER.create("weight", result_types=[spec_of(tensor_type)], loc=loc, name=name, mutable=True,
+                               public=True, offset=UNPLANNED)
+        return weight.result
