@@ -20,6 +20,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import irdl as irdl_dialect
 
+from .diagnostics import LaminaError, format_location
 from .types import TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
 
 
@@ -245,6 +246,15 @@ class DialectDef:
     def lookup(self, op: ir.Operation) -> OpDef | None:
         dialect, _, name = op.name.partition(".")
         return self.ops.get(name) if dialect == self.name else None
+
+    def require(self, op: ir.Operation, consumer: str) -> OpDef:
+        """The definition of `op`; a LaminaError at its location if it is not
+        one of this dialect's ops (`consumer` names who cannot handle it)."""
+        definition = self.lookup(op)
+        if definition is None:
+            raise LaminaError(f"{format_location(op.location)}: error: '{op.name}' is not a {self.name} op; "
+                              f"{consumer} cannot execute it")
+        return definition
 
     # -- building ---------------------------------------------------------
 

@@ -80,7 +80,7 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     """
     check_module(module)
     program, buffers = analyze(module)
-    definitions = [_definition(op) for op in program]
+    definitions = [BUFFER.require(op, "the buffer interpreter") for op in program]
     memory = _Memory(module, buffers)
     ports = _interface(buffers)
     _warn_about_reads_of_unwritten(buffers)
@@ -93,12 +93,6 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     return {name: np.array(memory.array(value)) for name, value in ports.outputs.items()}
 
 
-def _definition(op: ir.Operation) -> OpDef:
-    definition = BUFFER.lookup(op)
-    if definition is None:
-        raise LaminaError(f"{format_location(op.location)}: error: '{op.name}' is not a buffer op; "
-                          "the buffer interpreter cannot execute it")
-    return definition
 
 
 def _interface(buffers: dict[ir.Value, BufferInfo]) -> Interface:

@@ -20,7 +20,7 @@ from mlir import ir
 from lamina.dialects.context import check_module
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.irdl import OpDef, OpView
+from lamina.dialects.irdl import OpView
 from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
@@ -36,7 +36,7 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     inputs and data-dependent failures (naming the op's location).
     """
     check_module(module)
-    program = [(op, _definition(op)) for op in body_ops(module)]
+    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module)]
     feeds = check_inputs(model_inputs(module), inputs)
     dying = _dying_values([op for op, _ in program])
     values: dict[ir.Value, np.ndarray] = {}
@@ -88,12 +88,6 @@ def _inputs(names: list[str]) -> str:
     return f"input{'s' if len(names) > 1 else ''} {_names(names)}"
 
 
-def _definition(op: ir.Operation) -> OpDef:
-    definition = GRAPH.lookup(op)
-    if definition is None:
-        raise LaminaError(f"{format_location(op.location)}: error: '{op.name}' is not a graph op; "
-                          "the graph interpreter cannot execute it")
-    return definition
 
 
 def _dying_values(ops: list[ir.Operation]) -> list[list[ir.Value]]:
