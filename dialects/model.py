@@ -11,13 +11,15 @@ from .graph import GRAPH
 from .types import TensorSpec, spec_of
 
 
-def create_model(context: ir.Context, name: str = "main") -> tuple[ir.Operation, ir.Block]:
+def create_model(context: ir.Context, name: str = "main", source: str | None = None) -> tuple[ir.Operation, ir.Block]:
     """An empty model: a module holding `func.func @name()`.
 
-    Returns the module operation and the function's entry block, whose
-    `func.return` terminator is already in place (insert before it).
+    `source` (the model file) becomes the module's and the function's location,
+    so diagnostics about the whole model name it. Returns the module operation
+    and the function's entry block, whose `func.return` terminator is already
+    in place (insert before it).
     """
-    with context, ir.Location.unknown():
+    with context, ir.Location.file(source, 0, 0) if source else ir.Location.unknown():
         module = ir.Module.create()
         with ir.InsertionPoint(module.body):
             function = func.FuncOp(name, ir.FunctionType.get([], []))

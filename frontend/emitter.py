@@ -98,7 +98,7 @@ class ModuleBuilder:
         self._values: dict[str, ir.Value] = {}
 
     def build(self) -> ir.Operation:
-        module, block = create_model(self.context)
+        module, block = create_model(self.context, source=self.analysis.source)
         with self.context, ir.Location.unknown(), ir.InsertionPoint.at_block_terminator(block):
             for name in self.analysis.placeholders:
                 self._values[name] = GRAPH.create("placeholder", result_types=[self.analysis.specs[name]], name=name,

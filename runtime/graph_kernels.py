@@ -181,9 +181,17 @@ def _divide(lhs, rhs):
     return np.where(rhs == 0, 0, quotient + inexact_negative).astype(lhs.dtype)
 
 
+def _power(lhs, rhs):
+    """NumPy's power, except that integers to negative powers truncate like C's
+    `(int) pow(x, y)` (onnxruntime) instead of raising."""
+    if np.issubdtype(lhs.dtype, np.integer) and np.any(rhs < 0):
+        return np.trunc(np.power(lhs.astype(np.float64), rhs.astype(np.float64))).astype(lhs.dtype)
+    return np.power(lhs, rhs)
+
+
 BINARY = {
     "add": np.add, "sub": np.subtract, "mul": np.multiply, "div": _divide,
-    "max": np.maximum, "min": np.minimum, "pow": np.power,
+    "max": np.maximum, "min": np.minimum, "pow": _power,
     "equal": np.equal, "less": np.less, "greater": np.greater,
 }
 

@@ -640,3 +640,10 @@ def test_gather_index_out_of_range_names_the_node():
         GRAPH.create("save", gather.result, name="y")
     with pytest.raises(LaminaError, match=r"^node 'Gather_7': error: gather index 3 is out of range for axis 0"):
         run(module, {"data": np.zeros(3, F32)})
+
+
+@pytest.mark.parametrize("dtype", [np.int32, np.int64])
+def test_integer_pow_with_negative_exponents_truncates_like_onnxruntime(dtype):
+    base = np.array([2, -3, 4, 1, -1, -2], dtype)
+    exponent = np.array([-1, -1, 2, -2, -3, -1], dtype)
+    check("pow", "Pow", [base, exponent])
