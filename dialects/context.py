@@ -84,6 +84,13 @@ def _parse_operation(text: str, source_name: str) -> ir.Operation:
         raise InvalidIR(problems_of(error) or [_unexplained_parse_failure(text, source_name)]) from None
 
 
+def _location_at(text: str, offset: int, source_name: str) -> ir.Location:
+    """The `file:line:col` location of a character offset into `text`, as MLIR counts them."""
+    line = text.count("\n", 0, offset) + 1
+    column = offset - text.rfind("\n", 0, offset)
+    return ir.Location.file(source_name, line, column)
+
+
 def _unexplained_parse_failure(text: str, source_name: str) -> Problem:
     """Why MLIR failed to parse when it said nothing.
 
@@ -95,11 +102,8 @@ def _unexplained_parse_failure(text: str, source_name: str) -> Problem:
     match = custom_form.search(text)
     if match is None:
         return Problem(ir.Location.file(source_name, 0, 0), "MLIR failed to parse this input without saying why")
-    start = match.start("op")
-    line = text.count("\n", 0, start) + 1
-    column = start - text.rfind("\n", 0, start)
     op = match.group("op")
-    return Problem(ir.Location.file(source_name, line, column),
+    return Problem(_location_at(text, match.start("op"), source_name),
                    f"custom op '{op}' is unknown: Lamina's ops have only the generic form, \"{op}\"(...)")
 
 
@@ -115,9 +119,7 @@ def _reject_elided_constants(text: str, source_name: str) -> None:
         start = text.find(_ELIDED_CONSTANT, start + 1)
     if start < 0:
         return
-    line = text.count("\n", 0, start) + 1
-    column = start - text.rfind("\n", 0, start)
-    raise InvalidIR([Problem(ir.Location.file(source_name, line, column),
+    raise InvalidIR([Problem(_location_at(text, start, source_name),
                              "this constant was elided when printed (--elide); elided text is for reading only, "
                              "re-create the module without eliding to parse or run it")])
 

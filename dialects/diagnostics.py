@@ -55,8 +55,3 @@ def collect_diagnostics(context: ir.Context) -> Iterator[list[ir.DiagnosticInfo]
     finally:
         handle.detach()
 
-
-def describe(diagnostic) -> str:
-    """One line: `<location>: <severity>: <message>`."""
-    severity = str(diagnostic.severity).rsplit(".", 1)[-1].lower()
-    return f"{format_location(diagnostic.location)}: {severity}: {diagnostic.message}"
