@@ -15,10 +15,12 @@ from mlir import ir
 from .diagnostics import LaminaError, format_location
 from .buffer import BUFFER
 from .graph import GRAPH
+from .hir import HIR
 from .irdl import DialectDef
+from .lir import LIR
 
 # Every Lamina dialect, in lowering order. Later levels append theirs.
-DIALECTS: list[DialectDef] = [GRAPH, BUFFER]
+DIALECTS: list[DialectDef] = [GRAPH, BUFFER, HIR, LIR]
 
 # Elements beyond this many are elided when printing for people.
 ELIDE_ELEMENTS_OVER = 16

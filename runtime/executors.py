@@ -18,7 +18,9 @@ from lamina.dialects import model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 
-from . import buffer_interpreter, graph_interpreter
+from lamina.backends.tcu.model_files import read_model
+
+from . import buffer_interpreter, cpu_executor, graph_interpreter, hir_interpreter, tcu_simulator
 
 
 @dataclass(frozen=True)
@@ -34,9 +36,27 @@ class Executor:
 EXECUTORS: dict[str, Executor] = {
     "graph": Executor("graph reference interpreter", model.inputs, graph_interpreter.run),
     "buffer": Executor("buffer interpreter", buffer_interpreter.inputs, buffer_interpreter.run),
+    "hir": Executor("HIR executor (the accelerator's fixed point)", hir_interpreter.inputs, hir_interpreter.run_hir),
 }
 
 _STRUCTURAL = frozenset({"builtin", "func"})
+
+# Targets that compile a graph module instead of interpreting it (`lamina-run --target`),
+# by name, then by fallback policy ("none" or "interpreter").
+TARGETS: dict[str, dict[str, Executor]] = {
+    "cpu": {
+        "none": Executor("CPU, upstream MLIR + ExecutionEngine", model.inputs, cpu_executor.run),
+        "interpreter": Executor("CPU, or the graph interpreter if it does not compile", model.inputs,
+                                cpu_executor.run_or_interpret),
+    },
+}
+
+
+def target_executor(module: ir.Operation, target: str, fallback: str = "none") -> Executor:
+    """The executor compiling a graph module for `target`."""
+    if executor_for(module) is not EXECUTORS["graph"]:
+        raise LaminaError(f"--target {target} compiles graph modules; this module is not one")
+    return TARGETS[target][fallback]
 
 
 def executor_for(module: ir.Operation) -> Executor:
@@ -56,3 +76,22 @@ def executor_for(module: ir.Operation) -> Executor:
     found = ", ".join(sorted(namespaces - _STRUCTURAL)) or "none"
     raise LaminaError(f"no executor for this module (its dialects: {found}); "
                       f"executable dialects: {', '.join(sorted(EXECUTORS))}")
+
+
+# A compiled accelerator model runs from its files (`NAME.tmodel` and those it names), not a module.
+TMODEL_SUFFIX = ".tmodel"
+
+
+def accelerator_inputs(path: str) -> dict[str, TensorSpec]:
+    """The float32 inputs a `.tmodel` expects."""
+    return {entry.name: TensorSpec(entry.shape, np.float32) for entry in read_model(path).manifest.inputs}
+
+
+def accelerator_executor(on_result: Callable[[tcu_simulator.SimulationResult], None]) -> Executor:
+    """Runs a `.tmodel` path on the simulator; `on_result` receives the cycles and instruction counts."""
+    def run(path: str, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+        result = tcu_simulator.simulate(path, inputs)
+        on_result(result)
+        return result.outputs
+
+    return Executor("TCU simulator", accelerator_inputs, run)

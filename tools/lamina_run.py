@@ -1,12 +1,17 @@
 """lamina-run: execute a Lamina module on given or random inputs, and compare.
 
-    lamina-run FILE.mlir [--inputs in.npz] [--output out.npz] [--compare other.npz] [--seed N]
+    lamina-run FILE.mlir|MODEL.tmodel [--inputs in.npz] [--output out.npz] [--compare other.npz] [--seed N]
+               [--target cpu [--fallback interpreter]]
 
 The module's dialect picks the executor (`runtime/executors.py`). npz keys
 are the model's input and output names. Without `--inputs`, inputs are
 random and seeded: floats uniform in [0, 1), integers in [0, 10), booleans
-fair coins. `--compare` prints, per output, the max absolute and relative
-error against another run's outputs (onnxruntime's, another stage's).
+fair coins. `--target cpu` compiles a graph module through upstream MLIR
+and runs it in process (`runtime/cpu_executor.py`). A compiled `.tmodel`
+runs on the accelerator simulator (`runtime/tcu_simulator.py`), which also
+prints the latency model's cycles. `--compare` prints, per
+output, the max absolute and relative error against another run's outputs
+(onnxruntime's, another stage's).
 """
 
 from __future__ import annotations
@@ -19,10 +24,12 @@ from typing import Mapping
 import numpy as np
 
 from lamina.dialects.context import make_context, parse_module
+from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 from lamina.runtime.compare import Comparison, compare
-from lamina.runtime.executors import executor_for
+from lamina.runtime.executors import TARGETS, TMODEL_SUFFIX, accelerator_executor, executor_for, target_executor
 from lamina.runtime.graph_interpreter import describe
+from lamina.runtime.tcu_simulator import SimulationResult
 from lamina.runtime.tensor_files import load_tensors, save_tensors
 
 from .cli import read_text, run_tool
@@ -47,11 +54,15 @@ def random_inputs(types: Mapping[str, TensorSpec], seed: int) -> dict[str, np.nd
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lamina-run", description="Execute a Lamina module on given or random inputs, and compare its outputs.")
-    parser.add_argument("file", help="a Lamina module (.mlir, or '-' for stdin)")
+    parser.add_argument("file", help="a Lamina module (.mlir, or '-' for stdin), or a compiled .tmodel")
     parser.add_argument("--inputs", metavar="NPZ", help="input arrays keyed by input name (default: random)")
     parser.add_argument("--output", metavar="NPZ", help="write the outputs here, keyed by output name")
     parser.add_argument("--compare", metavar="NPZ", help="print each output's error against these arrays")
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    parser.add_argument("--target", choices=sorted(TARGETS),
+                        help="compile a graph module for this target instead of interpreting it")
+    parser.add_argument("--fallback", choices=("none", "interpreter"), default="none",
+                        help="with --target: what runs a model that does not compile (default: none, an error)")
     return parser
 
 
@@ -85,9 +96,23 @@ def _print_comparison(comparison: Comparison, reference: str) -> None:
         print(f"  not produced by this run: {', '.join(comparison.only_reference)}")
 
 
+def _print_simulation(result: SimulationResult) -> None:
+    print(f"simulated {result.instructions} instructions, {result.cycles} cycles (latency model):")
+    for name, summary in result.instructions_by_opcode.items():
+        print(f"  {name:<11}  {summary.count:>9} instructions  {summary.vectors:>10} vectors  "
+              f"{summary.cycles:>10} cycles")
+    clipped = ", ".join(f"{name} {count}" for name, count in result.saturations.items())
+    print(f"saturated lanes: {clipped or 'none'}")
+
+
 def _run(args: argparse.Namespace) -> None:
-    module = parse_module(read_text(args.file), make_context(), args.file)
-    executor = executor_for(module)
+    if args.file.endswith(TMODEL_SUFFIX):
+        if args.target:
+            raise LaminaError(f"--target compiles graph modules; {args.file} is already compiled")
+        module, executor = args.file, accelerator_executor(_print_simulation)
+    else:
+        module = parse_module(read_text(args.file), make_context(), args.file)
+        executor = target_executor(module, args.target, args.fallback) if args.target else executor_for(module)
     # Read every file before running, so a bad path fails fast.
     given = load_tensors(args.inputs) if args.inputs else None
     reference = load_tensors(args.compare) if args.compare else None

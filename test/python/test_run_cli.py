@@ -105,7 +105,7 @@ def test_module_without_an_executor_is_refused(workdir):
     (workdir / "arith.mlir").write_text("func.func @main() {\n  %0 = arith.constant 1 : i32\n  return\n}\n")
     assert_one_line_error(lamina_run("arith.mlir", cwd=workdir),
                           r"lamina-run: error: no executor for this module \(its dialects: arith\); "
-                          r"executable dialects: buffer, graph")
+                          r"executable dialects: buffer, graph, hir")
 
 
 def test_wrong_shaped_input_is_named(workdir):

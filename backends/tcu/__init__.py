@@ -1,0 +1,1 @@
+"""The Tensil-style processing unit (TCU): architectures, arithmetic, data layout, programs and files."""

@@ -1,0 +1,269 @@
+"""The accelerator compile flow, one file per level: `compile_model`.
+
+    source (.onnx, light:NAME, or graph .mlir)
+      -> graph.mlir             imported (frontend)
+      -> graph-optimized.mlir   graph-optimize{backend=accelerator} without its support check:
+                                what the array cannot run goes to the host instead of failing
+      -> buffers.mlir           graph-to-buffers, the buffer level of the architecture's flow,
+                                printed for inspection (HIR is converted from the optimized graph)
+      -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
+      -> lir.mlir               the scheduler's program, one op per instruction
+      -> model.tprog / model.tdata / model.tmodel / host-K.mlir
+      -> summary.txt / summary.json
+
+Every `.mlir` is complete and parses back (Lamina's textual IR is the
+interface between levels), however large the weights. Each stage is timed
+and `progress` hears each one start.
+"""
+
+from __future__ import annotations
+
+import time
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator
+
+import numpy as np
+from mlir import ir
+
+from lamina.dialects import model
+from lamina.dialects.context import make_context, parse_module, print_module
+from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.hir import HIR, interface_of
+from lamina.dialects.lir import program_to_lir_text, verify_program
+from lamina.dialects.model import body_ops
+from lamina.dialects.types import TensorSpec, spec_of
+from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
+from lamina.frontend.onnx_importer import import_model
+from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
+from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
+from lamina.passes.conversion.graph_to_hir.partition import classify, host_interface
+from lamina.passes.conversion.hir_to_lir import schedule
+from lamina.passes.pass_manager import run_pipeline
+from lamina.pipelines.graph_optimize import GraphOptimize
+from lamina.pipelines.graph_to_buffers import GraphToBuffers
+
+from .architecture import Architecture, load_architecture
+from .data_layout import vector_count
+from .encoding import encode
+from .latency import instruction_cycles
+from .model_files import AcceleratorStep, HostStep, PlanStep, TensorEntry, write_model_files
+from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
+
+ACCELERATOR_BACKEND = "accelerator"
+MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
+
+
+Progress = Callable[[str], None]  # hears the name of each stage as it starts
+
+
+@dataclass(frozen=True)
+class CompileResult:
+    outdir: Path
+    files: dict[str, Path]  # file name -> path, in the order written
+    summary: CompileSummary
+    activation_peak: float | None  # max |activation| on random inputs, when weights were randomized
+
+    def file_sizes(self) -> dict[str, int]:
+        return {name: path.stat().st_size for name, path in self.files.items()}
+
+
+def optimize_pipeline() -> str:
+    """`graph-optimize{backend=accelerator}` without its final support check: unsupported ops go to the host."""
+    stages = GraphOptimize(backend=ACCELERATOR_BACKEND).stages()
+    assert stages[-1].startswith("graph-check-support"), stages
+    return f"builtin.module({','.join(stages[:-1])})"
+
+
+class _Stages:
+    """Times each stage, tells `progress`, and writes the files the stages produce."""
+
+    def __init__(self, outdir: Path, progress: Progress | None):
+        self.outdir = outdir
+        self.progress = progress or (lambda stage: None)
+        self.seconds: dict[str, float] = {}
+        self.files: dict[str, Path] = {}
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        self.progress(name)
+        start = time.perf_counter()
+        yield
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+
+    def write(self, file_name: str, content: str | bytes) -> Path:
+        path = self.outdir / file_name
+        try:
+            if isinstance(content, bytes):
+                path.write_bytes(content)
+            else:
+                path.write_text(content, encoding="utf-8")
+        except OSError as error:
+            raise LaminaError(f"{path}: cannot write: {error.strerror}") from None
+        self.files[file_name] = path
+        return path
+
+    def write_module(self, file_name: str, module: ir.Operation) -> str:
+        text = print_module(module, debug_info=True)
+        self.write(file_name, text)
+        return text
+
+
+def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
+                  input_shapes: dict[str, tuple[int, ...]] | None = None, random_weights: int | None = None,
+                  progress: Progress | None = None) -> CompileResult:
+    """Compile `source` for `arch` into `outdir`; see the module docstring for the files.
+
+    `random_weights` (a seed) replaces an ONNX model's `ConstantOfShape`
+    weights by seeded random ones (`frontend/random_weights.py`). A model that
+    does not fit the architecture fails with the memory manager's (DRAM) or
+    the scheduler's (local memory, accumulators) LaminaError.
+    """
+    architecture = arch if isinstance(arch, Architecture) else load_architecture(arch)
+    outdir = Path(outdir)
+    try:
+        outdir.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise LaminaError(f"{outdir}: cannot create the output directory: {error.strerror}") from None
+    stages = _Stages(outdir, progress)
+    context = make_context()
+
+    with stages.stage("import"):
+        graph, model_name, peak = _load(str(source), context, input_shapes, random_weights)
+        stages.write_module("graph.mlir", graph)
+    with stages.stage("graph-optimize"):
+        run_pipeline(graph, optimize_pipeline())
+        optimized_text = stages.write_module("graph-optimized.mlir", graph)
+    with stages.stage("graph-to-buffers"):
+        buffers = parse_module(optimized_text, context, "graph-optimized.mlir")
+        run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
+        stages.write_module("buffers.mlir", buffers)
+        del buffers  # only printed: free it before the large HIR stages
+    with stages.stage("graph-to-hir"):
+        host_reasons = _host_reasons(graph)
+        accelerator_constants = _constant_scalars(graph)
+        output_specs = model.outputs(graph)
+        convert_graph_to_hir(graph, architecture)  # in place: `graph` is now the HIR module
+        stages.write_module("hir.mlir", graph)
+    with stages.stage("schedule"):
+        scheduled = schedule(graph)
+    with stages.stage("lir"):
+        problems = verify_program(scheduled.program, architecture, "the scheduled program")
+        if problems:
+            raise LaminaError("the scheduler produced an invalid program (a Lamina bug):\n" + "\n".join(problems[:10]))
+        stages.write("lir.mlir", program_to_lir_text(scheduled.program, architecture))
+    with stages.stage("encode"):
+        program_bytes = encode(scheduled.program, architecture)
+    with stages.stage("write model files"):
+        plan, host_modules = _plan(scheduled.plan, context)
+        inputs, outputs, variables = memory_map(graph, architecture, output_specs)
+        paths = write_model_files(
+            outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
+            plan=plan, program_bytes=program_bytes, instructions=len(scheduled.program),
+            consts_image=scheduled.consts_image, host_modules=host_modules)
+        for path in (paths.tprog, paths.tdata, paths.tmodel, *paths.host_modules):
+            stages.files[path.name] = path
+    host_segments = tuple(_host_segment(step, host_modules[step.file_name], host_reasons, context)
+                          for step in plan if isinstance(step, HostStep))
+    host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
+    summary = CompileSummary(
+        model=model_name, arch=architecture, program=scheduled.program,
+        cycles=int(instruction_cycles(scheduled.program, architecture).sum()),
+        layers=tuple(LayerSummary(layer.index, layer.location, layer.stages, layer.partitions, layer.instructions,
+                                  layer.cycles, layer.true_macs, layer.local_vectors, layer.accumulator_vectors)
+                     for layer in scheduled.layers),
+        host_segments=host_segments,
+        vars_vectors=max((e.base + e.size for e in (*inputs, *outputs, *variables) if e.base is not None), default=0),
+        consts_vectors=len(scheduled.consts_image),
+        true_consts_scalars=accelerator_constants - host_constants,
+        stage_seconds=dict(stages.seconds))
+    stages.write("summary.txt", summary_text(summary))
+    stages.write("summary.json", summary_json(summary))
+    return CompileResult(outdir, stages.files, summary, peak)
+
+
+def memory_map(hir: ir.Operation, arch: Architecture, output_specs: dict[str, TensorSpec]
+               ) -> tuple[list[TensorEntry], list[TensorEntry], list[TensorEntry]]:
+    """The manifest's inputs, outputs and Vars (every `hir.vars` object but the inputs).
+
+    An output no Vars object holds is computed on the host (base null).
+    """
+    input_names, output_names = interface_of(hir)
+    placed = {}
+    for op in body_ops(hir):
+        if op.name == "hir.vars":
+            view = HIR.view(op)
+            shape = spec_of(op.results[0].type).shape
+            placed[view.attr("name")] = TensorEntry(view.attr("name"), view.attr("base"),
+                                                    vector_count(shape, arch.array_size), shape)
+    inputs = [placed[name] for name in input_names]
+    outputs = [placed.get(name) or TensorEntry(name, None, 0, output_specs[name].shape) for name in output_names]
+    # Outputs the accelerator computes are Vars too: a host segment may read them.
+    return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
+
+
+def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
+          random_weights: int | None) -> tuple[ir.Operation, str, float | None]:
+    """The graph module, the model's name, and the activation peak when weights were randomized."""
+    if source.endswith(".mlir"):
+        if random_weights is not None or input_shapes:
+            raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
+                              "not to graph modules")
+        try:
+            text = Path(source).read_text(encoding="utf-8")
+        except OSError as error:
+            raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
+        module = parse_module(text, context, source)
+        _require_graph_module(module, source)
+        return module, Path(source).stem, None
+    name = source[len(LIGHT_PREFIX):] if source.startswith(LIGHT_PREFIX) else Path(source).stem
+    proto = load_onnx(source)
+    peak = None
+    if random_weights is not None:
+        proto = randomize_weights(proto, random_weights)
+        peak = activation_peak(proto, random_inputs(proto, random_weights))
+    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak
+
+
+def _require_graph_module(module: ir.Operation, source: str) -> None:
+    others = sorted({op.name for op in body_ops(module) if not op.name.startswith("graph.")})
+    if others:
+        raise LaminaError(f"{source}: lamina-compile takes a graph-dialect model; this one has {', '.join(others)}")
+
+
+def _plan(steps: list[dict], context: ir.Context) -> tuple[list[PlanStep], dict[str, str]]:
+    """The scheduler's plan as manifest steps, and each host step's module text by file name."""
+    plan: list[PlanStep] = []
+    host_modules: dict[str, str] = {}
+    for step in steps:
+        if step["kind"] == "accelerator":
+            plan.append(AcceleratorStep(step["first"], step["count"]))
+            continue
+        file_name = f"host-{step['segment']}.mlir"
+        reads, writes, _ = host_interface(step["module"], context)
+        plan.append(HostStep(file_name, tuple(reads), tuple(writes)))
+        host_modules[file_name] = step["module"]
+    return plan, host_modules
+
+
+def _host_reasons(graph: ir.Operation) -> dict[str, tuple[str, ...]]:
+    """Graph op name -> why such ops run on the host (as the partition decides)."""
+    reasons: dict[str, dict[str, None]] = {}
+    for op, verdict in classify(body_ops(graph)).items():
+        if verdict is not None:
+            reasons.setdefault(op.name, {})[verdict] = None
+    return {name: tuple(found) for name, found in reasons.items()}
+
+
+def _host_segment(step: HostStep, text: str, reasons: dict[str, tuple[str, ...]], context: ir.Context) -> HostSegment:
+    _, _, counts = host_interface(text, context)
+    ops = {f"graph.{name}": counts[name] for name in sorted(counts)}
+    why = {reason: None for name in ops for reason in reasons.get(name, ())}
+    return HostSegment(step.file_name, ops, step.reads, step.writes, tuple(why))
+
+
+def _constant_scalars(module: ir.Operation) -> int:
+    """Scalars of the module's constant data (graph.constant and graph.splat results)."""
+    return sum(int(np.prod(spec_of(op.results[0].type).shape)) for op in body_ops(module)
+               if op.name in ("graph.constant", "graph.splat"))

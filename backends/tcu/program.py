@@ -1,0 +1,167 @@
+"""A program for the processing unit: one record per instruction, as the hardware sees it.
+
+The scheduler appends instructions through `ProgramBuilder`; the encoder
+turns the record array into `.tprog` bytes and the decoder turns bytes back
+into the same array; the simulator, the latency model and the LIR dialect
+read it. Fields are machine fields: addresses in vectors, strides as
+power-of-two exponents, sizes as "vectors - 1", SIMD sub-instructions packed.
+
+| opcode | op0 (+stride) | op1 (+stride) | op2 |
+|---|---|---|---|
+| MatMul | local address | accumulator address | size |
+| DataMove | local address | DRAM0/DRAM1/accumulator address | size |
+| LoadWeight | local address | size (op1, no stride) | 0 |
+| SIMD | accumulator write address | accumulator read address | sub-instruction |
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, IntFlag
+
+import numpy as np
+
+INSTRUCTION = np.dtype([
+    ("opcode", "u1"),
+    ("flags", "u1"),
+    ("op0", "<u8"),
+    ("op0_stride", "u1"),
+    ("op1", "<u8"),
+    ("op1_stride", "u1"),
+    ("op2", "<u8"),
+])
+
+
+class Opcode(IntEnum):
+    NOOP = 0x0
+    MATMUL = 0x1
+    DATA_MOVE = 0x2
+    LOAD_WEIGHT = 0x3
+    SIMD = 0x4
+    LOAD_LUT = 0x5
+    CONFIGURE = 0xF
+
+
+class MatMulFlag(IntFlag):
+    ACCUMULATE = 0b01
+    ZEROES = 0b10
+
+
+class LoadWeightFlag(IntFlag):
+    ZEROES = 0b1
+
+
+class SimdFlag(IntFlag):
+    READ = 0b001
+    WRITE = 0b010
+    ACCUMULATE = 0b100
+
+
+class DataMoveKind(IntEnum):
+    """The DataMove flags: which memories the vectors move between."""
+
+    DRAM0_TO_LOCAL = 0b0000
+    LOCAL_TO_DRAM0 = 0b0001
+    DRAM1_TO_LOCAL = 0b0010
+    LOCAL_TO_DRAM1 = 0b0011
+    ACC_TO_LOCAL = 0b1100
+    LOCAL_TO_ACC = 0b1101
+    LOCAL_TO_ACC_ACCUMULATE = 0b1111
+
+
+class SimdOp(IntEnum):
+    NOOP = 0x0
+    ZERO = 0x1
+    MOVE = 0x2
+    NOT = 0x3
+    AND = 0x4
+    OR = 0x5
+    INCREMENT = 0x6
+    DECREMENT = 0x7
+    ADD = 0x8
+    SUBTRACT = 0x9
+    MULTIPLY = 0xA
+    ABS = 0xB
+    GREATER = 0xC
+    GREATER_EQUAL = 0xD
+    MIN = 0xE
+    MAX = 0xF
+
+
+# SIMD operand sources and destinations: 0 is the ALU input (the vector read
+# from the accumulators) or, as a destination, "no register"; k >= 1 is register k.
+SIMD_INPUT = 0
+
+
+def simd_operand_bits(registers_depth: int) -> int:
+    """Bits of one SIMD source/destination field: log2ceil(registers + 1)."""
+    return max(registers_depth, 0).bit_length()
+
+
+def pack_simd(op: SimdOp, left: int, right: int, dest: int, registers_depth: int) -> int:
+    """The SIMD sub-instruction: LSB to MSB dest, right source, left source, op (4 bits)."""
+    bits = simd_operand_bits(registers_depth)
+    return ((((int(op) << bits) | left) << bits | right) << bits) | dest
+
+
+def unpack_simd(word: int, registers_depth: int) -> tuple[SimdOp, int, int, int]:
+    """(op, left, right, dest) of a packed sub-instruction."""
+    bits = simd_operand_bits(registers_depth)
+    mask = (1 << bits) - 1
+    dest = word & mask
+    right = (word >> bits) & mask
+    left = (word >> (2 * bits)) & mask
+    return SimdOp((word >> (3 * bits)) & 0xF), left, right, dest
+
+
+def stride_exponent(stride: int) -> int:
+    """The stride field for a step of `stride` vectors (a power of two)."""
+    if stride < 1 or stride & (stride - 1):
+        raise ValueError(f"strides are powers of two, got {stride}")
+    return stride.bit_length() - 1
+
+
+class ProgramBuilder:
+    """Appends instructions; `build()` returns the record array.
+
+    Methods take sizes in vectors (>= 1) and strides in vectors (powers of
+    two) and store the machine fields.
+    """
+
+    def __init__(self, registers_depth: int = 1):
+        self.registers_depth = registers_depth
+        self._rows: list[tuple] = []
+
+    def __len__(self) -> int:
+        return len(self._rows)
+
+    def _append(self, opcode, flags, op0=0, op0_stride=0, op1=0, op1_stride=0, op2=0) -> None:
+        self._rows.append((int(opcode), int(flags), op0, op0_stride, op1, op1_stride, op2))
+
+    def noop(self) -> None:
+        self._append(Opcode.NOOP, 0)
+
+    def matmul(self, local: int, accumulator: int, size: int, *, accumulate: bool = False,
+               zeroes: bool = False, local_stride: int = 1, accumulator_stride: int = 1) -> None:
+        flags = (MatMulFlag.ACCUMULATE if accumulate else 0) | (MatMulFlag.ZEROES if zeroes else 0)
+        self._append(Opcode.MATMUL, flags, local, stride_exponent(local_stride),
+                     accumulator, stride_exponent(accumulator_stride), size - 1)
+
+    def data_move(self, kind: DataMoveKind, local: int, address: int, size: int, *,
+                  local_stride: int = 1, stride: int = 1) -> None:
+        self._append(Opcode.DATA_MOVE, kind, local, stride_exponent(local_stride),
+                     address, stride_exponent(stride), size - 1)
+
+    def load_weight(self, local: int, size: int, *, zeroes: bool = False, local_stride: int = 1) -> None:
+        self._append(Opcode.LOAD_WEIGHT, LoadWeightFlag.ZEROES if zeroes else 0,
+                     local, stride_exponent(local_stride), size - 1, 0, 0)
+
+    def simd(self, op: SimdOp, *, left: int = SIMD_INPUT, right: int = SIMD_INPUT, dest: int = SIMD_INPUT,
+             read: int | None = None, write: int | None = None, accumulate: bool = False) -> None:
+        """One SIMD instruction; `read`/`write` are accumulator addresses or None."""
+        flags = ((SimdFlag.READ if read is not None else 0) | (SimdFlag.WRITE if write is not None else 0)
+                 | (SimdFlag.ACCUMULATE if accumulate else 0))
+        self._append(Opcode.SIMD, flags, write or 0, 0, read or 0, 0,
+                     pack_simd(op, left, right, dest, self.registers_depth))
+
+    def build(self) -> np.ndarray:
+        return np.array(self._rows, dtype=INSTRUCTION)

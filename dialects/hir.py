@@ -1,0 +1,347 @@
+"""The `hir` dialect: the accelerator's memory objects and layers (docs/accelerator.md).
+
+A HIR module is one `func.func @main()` over memrefs. Memory objects are
+declared first: `hir.vars` (a tensor in DRAM0 at a vector `base`),
+`hir.view` (a concat input placed at a channel offset inside its output's
+Vars), `hir.consts` (a `V x N` image of storage integers in DRAM1) and
+`hir.temp` (a layer-local tensor the scheduler places in the accumulators).
+Then come layers, in program order: a matmul or load followed by
+accumulator ops and ending with saves, and `hir.host` segments that run a
+graph module on the host.
+
+Vars and temps have the tensor's logical shape (rank 2 or 4) and the data
+type's storage integers as element type; consts are `V x N` images. The
+module attribute `hir.architecture` holds the `.tarch` JSON with its name,
+so HIR text is self-contained. Per-op shape rules live here; what needs the
+architecture (array size, channel alignment, which object an operand is,
+temps staying in their layer) is the module verifier's job.
+"""
+
+from __future__ import annotations
+
+import json
+
+from mlir import ir
+
+from lamina.backends.tcu.architecture import Architecture, parse_architecture
+from lamina.backends.tcu.data_layout import channel_tiles
+
+from .diagnostics import LaminaError
+from .graph import window_output_size
+from .irdl import BOOL, ELEMENTS, F32, I64, I64S, STR, DialectDef, ShapeError
+from .types import TensorSpec, UnsupportedType, spec_of
+
+HIR = DialectDef("hir", "The accelerator's memory objects (Vars, Consts, Temps) and layers", values="memref")
+
+ARCHITECTURE_ATTRIBUTE = "hir.architecture"
+# The model's input and output names, in order (module attributes, arrays of strings).
+INPUTS_ATTRIBUTE = "hir.inputs"
+OUTPUTS_ATTRIBUTE = "hir.outputs"
+
+BINARY_OPS = ("add", "sub", "mul", "max", "min")
+POOL_KINDS = ("max", "avg")
+
+# Ops that declare a memory object rather than compute; every other op but
+# `host` belongs to a layer.
+OBJECTS = frozenset({"vars", "view", "consts", "temp"})
+UNLAYERED = frozenset({"vars", "view", "consts", "host"})
+
+
+def _require(condition: bool, message: str) -> None:
+    if not condition:
+        raise ShapeError(message)
+
+
+def _tensor_rank(spec: TensorSpec, what: str) -> None:
+    _require(spec.rank in (2, 4), f"{what} must be a rank-2 or rank-4 tensor, got {spec}")
+
+
+def _declared_object(ins, attrs, declared):
+    _require(declared is not None and len(declared) == 1, "needs one explicit result type")
+    _tensor_rank(declared[0], "a memory object")
+    return declared
+
+
+def _view(ins, attrs, declared):
+    (source,) = ins
+    (view,) = _declared_object(ins, attrs, declared)
+    offset = attrs["channel_offset"]
+    _require(view.rank == source.rank and view.dtype == source.dtype,
+             f"a view keeps the rank and element type of its source: {source} viewed as {view}")
+    same_elsewhere = all(v == s for axis, (v, s) in enumerate(zip(view.shape, source.shape)) if axis != 1)
+    _require(same_elsewhere, f"a view selects channels only: {source} viewed as {view}")
+    _require(0 <= offset and offset + view.shape[1] <= source.shape[1],
+             f"channels [{offset}, {offset + view.shape[1]}) are not inside the {source.shape[1]} of {source}")
+    return [view]
+
+
+def _consts(ins, attrs, declared):
+    value = attrs["value"]
+    _require(value.ndim == 2 and value.dtype.kind == "i",
+             f"a consts value is a V x N image of storage integers, got shape {list(value.shape)} of {value.dtype}")
+    return [TensorSpec(value.shape, value.dtype)]
+
+
+def _same_shapes(ins, attrs, declared):
+    first = ins[0]
+    _tensor_rank(first, "an operand")
+    _require(all(spec == first for spec in ins[1:]),
+             f"operands must have one type, got {', '.join(str(spec) for spec in ins)}")
+    return []
+
+
+def _window_attrs(attrs: dict, names: tuple[str, ...]) -> None:
+    for name in names:
+        expected = 4 if name == "pads" else 2
+        _require(len(attrs[name]) == expected, f"'{name}' needs {expected} values, got {len(attrs[name])}")
+    _require(all(k >= 1 for k in attrs["kernel"]), "kernel sizes must be >= 1")
+    _require(all(s >= 1 for s in attrs["strides"]), "strides must be >= 1")
+    _require(all(p >= 0 for p in attrs["pads"]), "pads must be >= 0")
+    if "dilations" in attrs:
+        _require(all(d >= 1 for d in attrs["dilations"]), "dilations must be >= 1")
+
+
+def window_output_shape(input_shape, attrs: dict) -> tuple[int, int]:
+    """(ho, wo) of a window (kernel, strides, pads [t, l, b, r], dilations) over (n, c, h, w)."""
+    dilations = attrs.get("dilations", (1, 1))
+    return tuple(
+        window_output_size(input_shape[2 + i], attrs["kernel"][i], attrs["strides"][i],
+                           attrs["pads"][i], attrs["pads"][2 + i], dilations[i])
+        for i in range(2)
+    )
+
+
+def _matmul(ins, attrs, declared):
+    output, data, weights = ins
+    _window_attrs(attrs, ("kernel", "strides", "pads", "dilations"))
+    _tensor_rank(data, "the input")
+    _tensor_rank(output, "the output")
+    _require(output.shape[0] == data.shape[0], f"batch of {output} differs from input {data}")
+    kh, kw = attrs["kernel"]
+    if data.rank == 2:
+        _require(output.rank == 2 and (kh, kw) == (1, 1) and not any(attrs["pads"]),
+                 f"a matmul over a matrix is 1x1 without pads and yields a matrix, got {data} -> {output}")
+    elif output.rank == 2:
+        # flatten then fully-connected: the kernel covers the whole image
+        _require((kh, kw) == tuple(data.shape[2:]) and not any(attrs["pads"]),
+                 f"a matmul from {data} to a matrix needs the whole image {list(data.shape[2:])} as kernel "
+                 f"and no pads, got kernel {[kh, kw]}")
+    else:
+        ho, wo = window_output_shape(data.shape, attrs)
+        _require(output.shape[2:] == (ho, wo), f"output {output} must be {ho}x{wo} pixels for input {data}")
+    _require(weights.rank == 2 and weights.shape[1] >= 2 and weights.shape[0] % (weights.shape[1] + 1) == 0,
+             f"weights must be whole tiles of N+1 vectors of N lanes, got {weights}")
+    _require(data.dtype == output.dtype == weights.dtype, "input, output and weights must share an element type")
+    lanes = weights.shape[1]
+    ci, co = data.shape[1], output.shape[1]
+    expected_slots = channel_tiles(co, lanes) * kh * kw * channel_tiles(ci, lanes)
+    slots = attrs["tile_slots"]
+    _require(len(slots) == expected_slots,
+             f"tile_slots needs one entry per (co_t, kh, kw, ci_t) = {expected_slots}, got {len(slots)}")
+    tiles = weights.shape[0] // (lanes + 1)
+    _require(all(-1 <= slot < tiles for slot in slots), f"tile_slots must index the {tiles} tiles or be -1")
+    return []
+
+
+def _channel(ins, attrs, declared):
+    output, data, constant = ins
+    _same_shapes([output, data], attrs, declared)
+    _require(attrs["op"] in BINARY_OPS, f"op must be one of {', '.join(BINARY_OPS)}, got '{attrs['op']}'")
+    lanes = constant.shape[1] if constant.rank == 2 else 0
+    _require(constant.rank == 2 and constant.shape[0] == channel_tiles(data.shape[1], max(lanes, 1)),
+             f"a per-channel constant for {data.shape[1]} channels is one vector per channel tile, got {constant}")
+    return []
+
+
+def _binary(ins, attrs, declared):
+    _require(attrs["op"] in BINARY_OPS, f"op must be one of {', '.join(BINARY_OPS)}, got '{attrs['op']}'")
+    return _same_shapes(ins, attrs, declared)
+
+
+def _clip(ins, attrs, declared):
+    _require(attrs["min"] <= attrs["max"], f"min {attrs['min']} exceeds max {attrs['max']}")
+    return _same_shapes(ins, attrs, declared)
+
+
+def _pool(ins, attrs, declared):
+    output, data = ins
+    _window_attrs(attrs, ("kernel", "strides", "pads"))
+    _require(attrs["kind"] in POOL_KINDS, f"kind must be one of {', '.join(POOL_KINDS)}, got '{attrs['kind']}'")
+    _require(data.rank == 4, f"pooling needs an N x C x H x W input, got {data}")
+    ho, wo = window_output_shape(data.shape, attrs)
+    expected = data.with_shape((*data.shape[:2], ho, wo))
+    _require(output == expected, f"output must be {expected} for input {data}, got {output}")
+    return []
+
+
+def _host(ins, attrs, declared):
+    _require(attrs["segment"] >= 0, f"segment must be >= 0, got {attrs['segment']}")
+    return []
+
+
+LAYER = {"layer": I64}
+OUT = {"output": "out"}
+
+HIR.op("vars", "A Vars object in DRAM0 at vector `base`.", attrs={"name": STR, "base": I64},
+       shape_fn=_declared_object)
+HIR.op("view", "Channels [channel_offset, +C) of a Vars object: a concat input placed in its output.",
+       operands=("source",), attrs={"channel_offset": I64}, shape_fn=_view)
+HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of storage integers.",
+       attrs={"base": I64, "value": ELEMENTS}, shape_fn=_consts)
+HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.", attrs=LAYER,
+       shape_fn=_declared_object)
+HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (tile_slots: "
+       "tile per (co_t, kh, kw, ci_t), -1 = all-zero).", operands=("output", "input", "weights"), results=(),
+       attrs={**LAYER, "kernel": I64S, "strides": I64S, "pads": I64S, "dilations": I64S, "tile_slots": I64S},
+       roles=OUT, shape_fn=_matmul)
+HIR.op("load", "Vars -> Temp.", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,
+       shape_fn=_same_shapes)
+HIR.op("add", "output = sat(lhs + rhs); lhs a Temp, rhs a Vars or Temp.", operands=("output", "lhs", "rhs"),
+       results=(), attrs=LAYER, roles=OUT, shape_fn=_same_shapes)
+HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min) of two Temps.", operands=("output", "lhs", "rhs"),
+       results=(), attrs={**LAYER, "op": STR}, roles=OUT, shape_fn=_binary)
+HIR.op("channel", "Element-wise `op` with a per-channel constant (CT vectors); `swap` puts it on the left.",
+       operands=("output", "input", "constant"), results=(), attrs={**LAYER, "op": STR, "swap": BOOL}, roles=OUT,
+       shape_fn=_channel)
+HIR.op("relu", "max(x, 0).", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,
+       shape_fn=_same_shapes)
+HIR.op("clip", "min(max(x, min), max).", operands=("output", "input"), results=(),
+       attrs={**LAYER, "min": F32, "max": F32}, roles=OUT, shape_fn=_clip)
+HIR.op("leaky_relu", "max(x, alpha * x).", operands=("output", "input"), results=(), attrs={**LAYER, "alpha": F32},
+       roles=OUT, shape_fn=_same_shapes)
+HIR.op("pool", "Max or average over each window's in-bounds pixels, in (kh, kw) order.", operands=("output", "input"),
+       results=(), attrs={**LAYER, "kind": STR, "kernel": I64S, "strides": I64S, "pads": I64S,
+                          "count_include_pad": BOOL}, roles=OUT, shape_fn=_pool)
+HIR.op("save", "Temp -> Vars.", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,
+       shape_fn=_same_shapes)
+HIR.op("host", "Run the graph module `module` on the host; its placeholders and saves name Vars or model values.",
+       results=(), attrs={"segment": I64, "module": STR}, shape_fn=_host)
+
+
+# ---------------------------------------------------------------------------
+# The architecture attribute.
+# ---------------------------------------------------------------------------
+
+
+def architecture_json(architecture: Architecture) -> str:
+    """The text of the `hir.architecture` attribute: the `.tarch` object with its name."""
+    return json.dumps({"name": architecture.name, **architecture.to_json()}, sort_keys=True)
+
+
+def set_architecture(module: ir.Operation, architecture: Architecture) -> None:
+    module.attributes[ARCHITECTURE_ATTRIBUTE] = ir.StringAttr.get(architecture_json(architecture))
+
+
+def architecture_of(module: ir.Operation) -> Architecture:
+    """The architecture a HIR module was compiled for (a LaminaError if missing or invalid)."""
+    if ARCHITECTURE_ATTRIBUTE not in module.attributes:
+        raise LaminaError(f"a HIR module needs the module attribute '{ARCHITECTURE_ATTRIBUTE}' (the .tarch JSON)")
+    source = f"module attribute '{ARCHITECTURE_ATTRIBUTE}'"
+    try:
+        fields = json.loads(ir.StringAttr(module.attributes[ARCHITECTURE_ATTRIBUTE]).value)
+    except (ValueError, TypeError) as error:
+        raise LaminaError(f"{source}: not a JSON string: {error}") from None
+    if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
+        raise LaminaError(f"{source}: needs a JSON object with a \"name\"")
+    name = fields.pop("name")
+    return parse_architecture(fields, name, source)
+
+
+def set_interface(module: ir.Operation, inputs: list[str], outputs: list[str]) -> None:
+    for attribute, names in ((INPUTS_ATTRIBUTE, inputs), (OUTPUTS_ATTRIBUTE, outputs)):
+        module.attributes[attribute] = ir.ArrayAttr.get([ir.StringAttr.get(name) for name in names])
+
+
+def interface_of(module: ir.Operation) -> tuple[list[str], list[str]]:
+    """(input names, output names) of a HIR model."""
+    names = []
+    for attribute in (INPUTS_ATTRIBUTE, OUTPUTS_ATTRIBUTE):
+        if attribute not in module.attributes:
+            raise LaminaError(f"a HIR model needs the module attribute '{attribute}' (its names, in order)")
+        names.append([ir.StringAttr(name).value for name in ir.ArrayAttr(module.attributes[attribute])])
+    return names[0], names[1]
+
+
+# ---------------------------------------------------------------------------
+# Whole-module checks: what needs the architecture or several ops.
+# ---------------------------------------------------------------------------
+
+# operand -> the memory objects it may be (by declaring op name)
+_OPERAND_OBJECTS = {
+    ("matmul", "output"): ("temp",), ("matmul", "input"): ("vars", "view"), ("matmul", "weights"): ("consts",),
+    ("load", "output"): ("temp",), ("load", "input"): ("vars", "view"),
+    ("add", "lhs"): ("temp",), ("add", "rhs"): ("vars", "view", "temp"),
+    ("channel", "input"): ("temp",), ("channel", "constant"): ("consts",),
+    ("pool", "output"): ("temp",), ("pool", "input"): ("temp",),
+    ("save", "output"): ("vars", "view"), ("save", "input"): ("temp",),
+}
+
+
+def object_kind(value: ir.Value) -> str | None:
+    """Which memory object a value is (`vars`, `view`, `consts`, `temp`), or None."""
+    owner = value.owner
+    if isinstance(owner, ir.OpView) and owner.name.startswith("hir."):
+        kind = owner.name[len("hir."):]
+        return kind if kind in OBJECTS else None
+    return None
+
+
+def _expected_objects(op_name: str, operand: str) -> tuple[str, ...]:
+    return _OPERAND_OBJECTS.get((op_name, operand), ("temp",))
+
+
+def _check_op(op: ir.Operation, lanes: int) -> str | None:
+    definition = HIR.lookup(op)
+    name = definition.name
+    if name == "consts":
+        width = spec_of(op.results[0].type).shape[1]
+        return None if width == lanes else f"consts must have {lanes} lanes (the array size), got {width}"
+    if name == "view":
+        offset = HIR.view(op).attr("channel_offset")
+        return None if offset % lanes == 0 else f"channel_offset {offset} is not a multiple of the array size {lanes}"
+    if name in UNLAYERED or name == "temp":
+        return None
+    layer = HIR.view(op).attr("layer")
+    for operand_name, value in zip(definition.operands, op.operands):
+        kind = object_kind(value)
+        allowed = _expected_objects(name, operand_name)
+        if kind not in allowed:
+            return f"operand '{operand_name}' must be a {' or '.join(allowed)} object, got {kind or 'another value'}"
+        if kind == "temp" and HIR.view(value.owner).attr("layer") != layer:
+            return f"operand '{operand_name}' is a temp of another layer: temps never cross layers"
+    return None
+
+
+def verify_hir(module: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """Architecture attribute, lanes, channel alignment, operand objects, layer-local temps."""
+    if not any(HIR.lookup(op) is not None for op in _all_ops(module)):
+        return []
+    try:
+        lanes = architecture_of(module).array_size
+    except LaminaError as error:
+        return [(module.location, str(error))]
+    problems = []
+    for op in _all_ops(module):
+        if HIR.lookup(op) is None:
+            continue
+        try:
+            message = _check_op(op, lanes)
+        except (ShapeError, UnsupportedType) as error:
+            message = str(error)
+        if message:
+            problems.append((op.location, f"'{op.name}' op {message}"))
+    return problems
+
+
+def _all_ops(module: ir.Operation) -> list[ir.Operation]:
+    ops = []
+
+    def visit(op: ir.Operation):
+        ops.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return ops
+
+
+HIR.module_verifier = verify_hir

@@ -1,0 +1,164 @@
+"""Seeded random weights for models shipped without real ones (the light models), sized for fixed point.
+
+The onnx wheel's light models compute every weight with a `ConstantOfShape`
+of 0.02, so every channel computes the same thing. `randomize_weights`
+replaces those nodes by seeded random initializers drawn so activations stay
+in a sane range through deep nets, which a fixed-point accelerator needs as
+much as a fair numeric comparison (FP16BP8 saturates at +-128):
+
+- rank >= 2 (conv and fully-connected weights, [out, in, k...]): He-normal,
+  N(0, sqrt(2 / fan_in)) with fan_in = prod(shape[1:]), which preserves the
+  activations' second moment through conv + relu;
+- rank <= 1 (biases, scales, batch-norm parameters): U(0.5, 1.5), so
+  variances stay positive and scales near one;
+- then every BatchNormalization's mean and variance become the per-channel
+  mean and (biased) variance of its own input on `random_inputs(model,
+  seed)`, as a trained net's running statistics match its data: each BN
+  outputs about scale * N(0, 1) + bias, so residual sums grow linearly, not
+  geometrically (ResNet-50's logits reach 1e5 without this). The statistics
+  come from one run of a copy in which every BN normalizes with its input's
+  own statistics (InstanceNormalization, equal to that for batch 1).
+
+On U[0, 1) inputs the largest |activation| of any node of the nine light
+models is then at most 70 (`activation_peak`; docs/accelerator.md, Results):
+inside FP16BP8's range with at least 1.8x headroom, with no further scaling.
+`lamina-compile --random-weights` reports the peak of the model it compiles.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+import onnx
+from onnx import helper, numpy_helper
+
+RunModel = Callable[[onnx.ModelProto, dict[str, np.ndarray]], dict[str, np.ndarray]]
+
+
+def feed_inputs(model: onnx.ModelProto) -> list[onnx.ValueInfoProto]:
+    """Graph inputs the caller must feed: those that are not initializers."""
+    initialized = {tensor.name for tensor in model.graph.initializer}
+    return [value for value in model.graph.input if value.name not in initialized]
+
+
+def static_shape(value: onnx.ValueInfoProto) -> tuple[int, ...]:
+    """The input's shape, symbolic dimensions taken as 1 (as onnx's test runner does)."""
+    return tuple(d.dim_value if d.HasField("dim_value") else 1 for d in value.type.tensor_type.shape.dim)
+
+
+def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
+    """Seeded U[0, 1) float32 inputs (onnx's test runner's `random=True` data)."""
+    rng = np.random.default_rng(seed)
+    return {value.name: rng.random(static_shape(value), np.float32) for value in feed_inputs(model)}
+
+
+def run_onnx(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The model's outputs from onnxruntime (fast) when it is installed and accepts the model,
+    else from onnx's ReferenceEvaluator (always there, slower)."""
+    names = [output.name for output in model.graph.output]
+    try:
+        import onnxruntime
+        options = onnxruntime.SessionOptions()
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
+        options.log_severity_level = 3  # no warnings about the initializers the probes leave unused
+        session = onnxruntime.InferenceSession(model.SerializeToString(), options,
+                                               providers=["CPUExecutionProvider"])
+    except Exception:  # not installed, or too old for the model's IR version: the reference evaluator runs all
+        from onnx.reference import ReferenceEvaluator
+        return dict(zip(names, ReferenceEvaluator(model).run(names, inputs)))
+    return dict(zip(names, session.run(names, inputs)))
+
+
+def randomize_weights(model: onnx.ModelProto, seed: int, run: RunModel = run_onnx) -> onnx.ModelProto:
+    """A copy whose constant-shape `ConstantOfShape` nodes are seeded random initializers (module docstring).
+
+    Weights are drawn in node order from one `default_rng(seed)`. The shape
+    initializers that fed the replaced nodes are dropped; new initializers are
+    also listed as graph inputs when the model's IR version (< 4) requires it.
+    `run` executes the batch-norm calibration probe.
+    """
+    model = onnx.ModelProto.FromString(model.SerializeToString())
+    graph = model.graph
+    rng = np.random.default_rng(seed)
+    initializers = {tensor.name: tensor for tensor in graph.initializer}
+    kept_nodes, new_weights, shape_names = [], [], set()
+    for node in graph.node:
+        if node.op_type != "ConstantOfShape" or node.input[0] not in initializers:
+            kept_nodes.append(node)
+            continue
+        shape_names.add(node.input[0])
+        shape = tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
+        weight = _random_weight(rng, shape).astype(_constant_of_shape_dtype(node), copy=False)
+        new_weights.append(numpy_helper.from_array(weight, node.output[0]))
+    del graph.node[:]
+    graph.node.extend(kept_nodes)
+    _drop_unused_initializers(graph, shape_names)
+    graph.initializer.extend(new_weights)
+    if model.ir_version < 4:
+        graph.input.extend(helper.make_tensor_value_info(w.name, w.data_type, w.dims) for w in new_weights)
+    _calibrate_batch_norms(model, random_inputs(model, seed), run)
+    return model
+
+
+def activation_peak(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel = run_onnx) -> float:
+    """The largest |value| any node computes on `inputs` (floating-point values only)."""
+    probe = onnx.ModelProto.FromString(model.SerializeToString())
+    del probe.graph.output[:]
+    probe.graph.output.extend(helper.make_empty_tensor_value_info(name)
+                              for node in probe.graph.node for name in node.output if name)
+    values = run(probe, inputs).values()
+    return max((float(np.abs(v).max()) for v in values if np.issubdtype(v.dtype, np.floating) and v.size),
+               default=0.0)
+
+
+def _constant_of_shape_dtype(node: onnx.NodeProto) -> np.dtype:
+    for attribute in node.attribute:
+        if attribute.name == "value":
+            return numpy_helper.to_array(attribute.t).dtype
+    return np.dtype(np.float32)  # the operator's default value is float32 0
+
+
+def _random_weight(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
+    """Drawn in float32 directly: VGG-19's 143M weights in float64 would double the time and memory."""
+    if len(shape) >= 2:
+        fan_in = int(np.prod(shape[1:]))
+        weight = rng.standard_normal(shape, dtype=np.float32)
+        weight *= np.float32(np.sqrt(2.0 / fan_in))
+        return weight
+    return rng.uniform(0.5, 1.5, shape).astype(np.float32)
+
+
+def _calibrate_batch_norms(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel) -> None:
+    """Set each BatchNormalization's mean and variance to its input's statistics on `inputs` (batch 1)."""
+    batch_norms = [node for node in model.graph.node if node.op_type == "BatchNormalization"]
+    if not batch_norms:
+        return
+    probe = onnx.ModelProto.FromString(model.SerializeToString())
+    for node in probe.graph.node:
+        if node.op_type == "BatchNormalization":
+            epsilon = [a for a in node.attribute if a.name == "epsilon"]
+            node.CopyFrom(helper.make_node("InstanceNormalization", list(node.input[:3]), list(node.output[:1]),
+                                           name=node.name, epsilon=epsilon[0].f if epsilon else 1e-5))
+    del probe.graph.output[:]
+    probe.graph.output.extend(helper.make_empty_tensor_value_info(node.input[0]) for node in batch_norms)
+    statistics = run(probe, inputs)
+    tensors = {tensor.name: tensor for tensor in model.graph.initializer}
+    for node in batch_norms:
+        activation = statistics[node.input[0]].astype(np.float64)
+        axes = (0, *range(2, activation.ndim))
+        for name, value in ((node.input[3], activation.mean(axis=axes)), (node.input[4], activation.var(axis=axes))):
+            dtype = numpy_helper.to_array(tensors[name]).dtype
+            tensors[name].CopyFrom(numpy_helper.from_array(value.astype(dtype), name))
+
+
+def _drop_unused_initializers(graph: onnx.GraphProto, candidates: set[str]) -> None:
+    """Remove the `candidates` no node or output reads any more, as initializers and as inputs."""
+    used = {name for node in graph.node for name in node.input} | {output.name for output in graph.output}
+    unused = candidates - used
+    kept_tensors = [tensor for tensor in graph.initializer if tensor.name not in unused]
+    kept_inputs = [value for value in graph.input if value.name not in unused]
+    del graph.initializer[:]
+    graph.initializer.extend(kept_tensors)
+    del graph.input[:]
+    graph.input.extend(kept_inputs)

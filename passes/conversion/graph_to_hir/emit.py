@@ -1,0 +1,314 @@
+"""Emit the HIR program of planned steps into the model's function.
+
+Memory objects (`hir.vars`, `hir.view`, `hir.consts`) are declared before
+the program, created the first time a step needs them; every base is left
+at -1 for the memory manager. Each layer declares its temps; an op writes
+over its input's temp when nothing else reads that value, and a value read
+outside its layer (by another layer, a placement, the host or an output) is
+saved at the end of the layer.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+from lamina.backends.tcu.architecture import Architecture
+from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.hir import HIR
+from lamina.dialects.types import TensorSpec, spec_of
+
+from .graph_values import constant_value, graph_name, is_data, location_name, per_channel, producer, users
+from .layering import HostSegment, Layer, Step
+from .memory_manager import ConcatCopy, ConcatPlan
+from .partition import ACTIVATIONS, POOLS, host_module
+from .weights import dense_filter, fully_connected_filter, selection_filter, tile_weights
+
+UNPLACED = -1
+
+
+class Names:
+    """Names of values in DRAM0: model inputs and outputs keep theirs, others are named after their node."""
+
+    def __init__(self, ops: list[ir.Operation]):
+        self.fixed: dict[ir.Value, str] = {}
+        self.outputs: dict[ir.Value, list[str]] = {}
+        for op in ops:
+            kind = graph_name(op)
+            if kind == "placeholder":
+                self.fixed[op.result] = GRAPH.view(op).attr("name")
+            elif kind == "save":
+                self.outputs.setdefault(op.operands[0], []).append(GRAPH.view(op).attr("name"))
+        for value, names in self.outputs.items():
+            self.fixed.setdefault(value, names[0])
+        self.taken = set(self.fixed.values()) | {n for names in self.outputs.values() for n in names}
+        self.given: dict[ir.Value, str] = {}
+
+    def of(self, value: ir.Value) -> str:
+        if value in self.fixed:
+            return self.fixed[value]
+        if value not in self.given:
+            op = producer(value)
+            self.given[value] = self.fresh(location_name(op.location) or graph_name(op))
+        return self.given[value]
+
+    def fresh(self, base: str) -> str:
+        """`base`, or `base.K` if taken: a name nothing else has."""
+        name, suffix = base, 0
+        while name in self.taken:
+            suffix += 1
+            name = f"{base}.{suffix}"
+        self.taken.add(name)
+        return name
+
+
+class HirEmitter:
+    def __init__(self, ops: list[ir.Operation], terminator: ir.Operation, architecture: Architecture,
+                 verdicts: dict[ir.Operation, str | None], concats: ConcatPlan):
+        self.architecture = architecture
+        self.verdicts = verdicts
+        self.data_type = architecture.data_type
+        self.lanes = architecture.array_size
+        self.concats = concats
+        self.names = Names(ops)
+        self.objects = ir.InsertionPoint(ops[0]) if ops else ir.InsertionPoint(terminator)
+        self.program = ir.InsertionPoint(terminator)
+        self.vars: dict[ir.Value, ir.Value] = {}
+        # Consts made once per graph constant: per-channel constants, and weights with their tile_slots.
+        self.channel_constants: dict[ir.Value, ir.Value] = {}
+        self.weights: dict[tuple, tuple[ir.Value, tuple[int, ...]]] = {}
+        self.layer_index = 0
+        self.segment_index = 0
+        self.layer_of: dict[ir.Operation, int] = {}
+
+    # -- memory objects -------------------------------------------------------
+
+    def storage(self, value: ir.Value) -> TensorSpec:
+        return TensorSpec(spec_of(value.type).shape, self.data_type.storage)
+
+    def declare_inputs(self, placeholders: list[ir.Operation]) -> None:
+        """Every model input's Vars, in order (they go first in DRAM0)."""
+        for op in placeholders:
+            if spec_of(op.result.type).rank in (2, 4):
+                self.vars_of(op.result)
+
+    def vars_of(self, value: ir.Value) -> ir.Value:
+        """The Vars object (or view of one) holding a graph value."""
+        if value in self.vars:
+            return self.vars[value]
+        op = producer(value)
+        with self.objects:
+            if self.is_placement(op, "reshape"):  # a layout-keeping alias: one object, two shapes
+                source = self.vars_of(op.operands[0])
+                name = HIR.view(source.owner).attr("name")
+                result = HIR.create("vars", result_types=[self.storage(value)], name=name, base=UNPLACED,
+                                    loc=op.location).result
+            elif value in self.concats.placements:
+                placement = self.concats.placements[value]
+                result = self.view(placement.root, placement.offset, value)
+            else:
+                result = HIR.create("vars", result_types=[self.storage(value)], name=self.names.of(value),
+                                    base=UNPLACED, loc=op.location if op is not None else ir.Location.unknown()).result
+        self.vars[value] = result
+        return result
+
+    def is_placement(self, op: ir.Operation | None, kind: str) -> bool:
+        """Whether `op` is a `kind` op the accelerator runs as a placement (no computation)."""
+        return op is not None and graph_name(op) == kind and self.verdicts.get(op, "") is None
+
+    def view(self, root: ir.Value, offset: int, value: ir.Value) -> ir.Value:
+        with self.objects:
+            return HIR.create("view", self.vars_of(root), result_types=[self.storage(value)], channel_offset=offset,
+                              loc=ir.Location.unknown()).result
+
+    def consts(self, image: np.ndarray, loc: ir.Location) -> ir.Value:
+        with self.objects:
+            return HIR.create("consts", base=UNPLACED, value=image, loc=loc).result
+
+    def channel_consts(self, data: ir.Value, loc: ir.Location) -> ir.Value:
+        """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N."""
+        if data not in self.channel_constants:
+            vector = per_channel(data)
+            tiles = channel_tiles(len(vector), self.lanes)
+            lanes = np.zeros(tiles * self.lanes, dtype=self.data_type.storage)
+            lanes[:len(vector)] = self.data_type.from_float(vector)
+            self.channel_constants[data] = self.consts(lanes.reshape(tiles, self.lanes), loc)
+        return self.channel_constants[data]
+
+    # -- steps --------------------------------------------------------------
+
+    def emit(self, steps: list[Step]) -> None:
+        for step in steps:
+            if isinstance(step, HostSegment):
+                self.emit_host(step)
+            elif isinstance(step, ConcatCopy):
+                self.emit_concat_copy(step)
+            else:
+                self.emit_layer(step)
+
+    def temp(self, value_or_spec, loc: ir.Location) -> ir.Value:
+        spec = value_or_spec if isinstance(value_or_spec, TensorSpec) else self.storage(value_or_spec)
+        with self.program:
+            return HIR.create("temp", result_types=[spec], layer=self.layer_index, loc=loc).result
+
+    def op(self, name: str, *operands: ir.Value, loc: ir.Location, **attrs) -> None:
+        with self.program:
+            HIR.create(name, *operands, layer=self.layer_index, loc=loc, **attrs)
+
+    def emit_layer(self, layer: Layer) -> None:
+        members = set(layer.ops)
+        escaping = [value for op in layer.ops for value in op.results
+                    if any(user not in members for user in users(value))]
+        temps: dict[ir.Value, ir.Value] = {}
+        for op in layer.ops:
+            self.emit_op(op, temps, set(escaping))
+        for value in escaping:
+            self.op("save", self.vars_of(value), temps[value], loc=producer(value).location)
+        self.layer_index += 1
+
+    def loaded(self, value: ir.Value, temps: dict[ir.Value, ir.Value], loc: ir.Location) -> ir.Value:
+        """The value's temp, loading it from its Vars first if the layer does not hold it."""
+        if value not in temps:
+            temps[value] = self.temp(value, loc)
+            self.op("load", temps[value], self.vars_of(value), loc=loc)
+        return temps[value]
+
+    def result_temp(self, op: ir.Operation, candidates: list[ir.Value], temps: dict[ir.Value, ir.Value],
+                    escaping: set[ir.Value]) -> ir.Value:
+        """A temp for the op's result: an input's, when only this op reads that input and it is not saved."""
+        for value in candidates:
+            if value in temps and value not in escaping and users(value) == [op] and \
+                    value.type == op.result.type:
+                temps[op.result] = temps[value]
+                return temps[value]
+        temps[op.result] = self.temp(op.result, op.location)
+        return temps[op.result]
+
+    def emit_op(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+        if kind in ("convolution", "fully_connected", "matmul"):
+            self.emit_matmul(op, temps)
+        elif kind in POOLS:
+            source = self.loaded(op.operands[0], temps, loc)
+            temps[op.result] = self.temp(op.result, loc)
+            self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
+                    strides=attrs["strides"], pads=attrs["pads"],
+                    count_include_pad=attrs.get("count_include_pad", False))
+        elif kind in ACTIVATIONS:
+            source = self.loaded(op.operands[0], temps, loc)
+            output = self.result_temp(op, [op.operands[0]], temps, escaping)
+            extra = {"min": attrs["min"], "max": attrs["max"]} if kind == "clip" else \
+                {"alpha": attrs["alpha"]} if kind == "leaky_relu" else {}
+            self.op(kind, output, source, loc=loc, **extra)
+        else:
+            self.emit_elementwise(op, kind, temps, escaping)
+
+    def emit_elementwise(self, op: ir.Operation, kind: str, temps, escaping) -> None:
+        loc = op.location
+        lhs, rhs = op.operands
+        if is_data(lhs) or is_data(rhs):
+            swap = is_data(lhs)
+            data, value = (lhs, rhs) if swap else (rhs, lhs)
+            source = self.loaded(value, temps, loc)
+            constant = self.channel_consts(data, loc)
+            output = self.result_temp(op, [value], temps, escaping)
+            self.op("channel", output, source, constant, loc=loc, op=kind, swap=swap)
+        elif kind == "add" and (lhs in temps) != (rhs in temps):
+            inside, outside = (lhs, rhs) if lhs in temps else (rhs, lhs)
+            output = self.result_temp(op, [inside], temps, escaping)
+            self.op("add", output, temps[inside], self.vars_of(outside), loc=loc)
+        else:
+            left, right = self.loaded(lhs, temps, loc), self.loaded(rhs, temps, loc)
+            output = self.result_temp(op, [lhs, rhs], temps, escaping)
+            self.op("binary", output, left, right, loc=loc, op=kind)
+
+    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value]) -> None:
+        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+        source = op.operands[0]
+        window = {"kernel": (1, 1), "strides": (1, 1), "pads": (0, 0, 0, 0), "dilations": (1, 1)}
+        image = None  # (c, h, w) of a rank-4 input flattened into a fully-connected layer
+        if kind == "convolution":
+            window = {"kernel": spec_of(op.operands[1].type).shape[2:], "strides": attrs["strides"],
+                      "pads": attrs["pads"], "dilations": attrs["dilations"]}
+        else:
+            flatten = producer(source)
+            if self.is_placement(flatten, "reshape") and \
+                    spec_of(flatten.operands[0].type).rank == 4:  # flatten -> fully-connected, fused
+                source = flatten.operands[0]
+                image = spec_of(source.type).shape[1:]
+                window["kernel"] = image[1:]
+
+        def filter_and_bias() -> tuple[np.ndarray, np.ndarray]:
+            if kind == "convolution":
+                return dense_filter(constant_value(op.operands[1]), attrs["group"]), constant_value(op.operands[2])
+            weights = constant_value(op.operands[1])
+            bias = constant_value(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
+            return (fully_connected_filter(weights, image) if image else fully_connected_filter(weights)), bias
+
+        key = (kind, *op.operands[1:], image)
+        if key not in self.weights:
+            tiled = tile_weights(*filter_and_bias(), self.data_type, self.lanes)
+            self.weights[key] = (self.consts(tiled.image, loc), tiled.tile_slots)
+        weights, tile_slots = self.weights[key]
+        temps[op.result] = self.temp(op.result, loc)
+        self.op("matmul", temps[op.result], self.vars_of(source), weights, loc=loc, tile_slots=tile_slots, **window)
+
+    def emit_concat_copy(self, copy: ConcatCopy) -> None:
+        concat, loc = copy.concat, copy.concat.location
+        output = concat.result
+        if copy.select:
+            out_channels, in_channels = spec_of(output.type).shape[1], spec_of(copy.input.type).shape[1]
+            tiled = tile_weights(selection_filter(out_channels, in_channels, copy.offset), np.zeros(out_channels),
+                                 self.data_type, self.lanes)
+            result = self.temp(output, loc)
+            self.op("matmul", result, self.vars_of(copy.input), self.consts(tiled.image, loc), loc=loc,
+                    kernel=(1, 1), strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), tile_slots=tiled.tile_slots)
+            if copy.accumulate:
+                self.op("add", result, result, self.vars_of(output), loc=loc)
+            self.op("save", self.vars_of(output), result, loc=loc)
+        else:
+            home = self.concats.home(output)
+            result = self.temp(copy.input, loc)
+            self.op("load", result, self.vars_of(copy.input), loc=loc)
+            self.op("save", self.view(home.root, home.offset + copy.offset, copy.input), result, loc=loc)
+        self.layer_index += 1
+
+    def emit_host(self, segment: HostSegment) -> None:
+        members = set(segment.ops)
+        inputs: dict[ir.Value, str] = {}
+        for op in segment.ops:
+            for value in op.operands:
+                if not is_data(value) and producer(value) not in members and value not in inputs:
+                    inputs[value] = self.names.of(value)
+        outputs: dict[ir.Value, list[str]] = {}
+        for op in segment.ops:
+            for value in op.results:
+                outside = [user for user in users(value) if user not in members]
+                names = [self.names.of(value)] if any(graph_name(u) != "save" for u in outside) else []
+                names += [n for n in self.names.outputs.get(value, []) if n not in names]
+                if names:
+                    outputs[value] = names
+        self.host(host_module(segment.ops[0].context, segment.ops, inputs, outputs), segment.ops[0].location)
+
+    def host(self, text: str, loc: ir.Location) -> None:
+        with self.program:
+            HIR.create("host", segment=self.segment_index, module=text, loc=loc)
+        self.segment_index += 1
+
+    def emit_output_copies(self, context: ir.Context) -> None:
+        """A last host segment saving the outputs no layer or segment writes under their names:
+        model inputs, constants, and the second names of values the accelerator computes."""
+        inputs: dict[ir.Value, str] = {}
+        outputs: dict[ir.Value, list[str]] = {}
+        for value, names in self.names.outputs.items():
+            op = producer(value)
+            if self.verdicts.get(op) is not None:
+                continue  # computed on the host, which saves it under every name
+            if is_data(value):
+                outputs[value] = names
+            elif graph_name(op) == "placeholder" or len(names) > 1:
+                inputs[value] = self.names.of(value)
+                outputs[value] = [name for name in names if name != inputs[value]] or names
+        if outputs:
+            self.host(host_module(context, [], inputs, outputs), ir.Location.unknown())

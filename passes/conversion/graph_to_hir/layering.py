@@ -1,0 +1,84 @@
+"""The HIR program's steps: layers and host segments, in program order.
+
+A layer starts with a matmul-like op (convolution, fully-connected, matmul),
+a pool, or an element-wise op whose inputs it loads, and absorbs the
+accumulator ops that follow on its values: an add whose other operand is a
+Vars object or a value of the layer, element-wise ops with per-channel
+constants (DenseNet's unfolded batch norms), other element-wise ops on two
+values of the layer, and activations. A pool is a layer of its own (load ->
+pool -> save). Host ops in a row form one host segment; a concat adds the
+copy layers its placement needs; placements (concats, reshapes) close the
+open layer when they read one of its values, so every Vars a layer reads is
+complete.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from .graph_values import graph_name, is_data
+from .memory_manager import ConcatCopy, ConcatPlan
+from .partition import ACTIVATIONS, ELEMENTWISE, POOLS, computes
+
+
+@dataclass
+class Layer:
+    """Graph ops computed together in the accumulators, in program order."""
+
+    ops: list[ir.Operation] = field(default_factory=list)
+    values: set[ir.Value] = field(default_factory=set)
+
+    def add(self, op: ir.Operation) -> None:
+        self.ops.append(op)
+        self.values.update(op.results)
+
+    def absorbs(self, op: ir.Operation) -> bool:
+        kind = graph_name(op)
+        inside = [value in self.values for value in op.operands]
+        if kind in ACTIVATIONS:
+            return inside[0]
+        if kind in ELEMENTWISE:
+            if any(is_data(value) for value in op.operands) or kind == "add":
+                return any(inside)
+            return all(inside)
+        return False
+
+
+@dataclass
+class HostSegment:
+    ops: list[ir.Operation] = field(default_factory=list)
+
+
+Step = Layer | HostSegment | ConcatCopy
+
+
+def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None], concats: ConcatPlan) -> list[Step]:
+    steps: list[Step] = []
+    current: Layer | None = None
+    for op in ops:
+        if not computes(op):
+            continue
+        kind = graph_name(op)
+        if verdicts[op] is not None:
+            current = None
+            if not (steps and isinstance(steps[-1], HostSegment)):
+                steps.append(HostSegment())
+            steps[-1].ops.append(op)
+        elif kind in ("reshape", "concat"):
+            if current is not None and any(value in current.values for value in op.operands):
+                current = None
+            copies = concats.copies.get(op, []) if kind == "concat" else []
+            steps.extend(copies)
+            if copies:
+                current = None
+        elif current is not None and current.absorbs(op):
+            current.add(op)
+        else:
+            current = Layer()
+            current.add(op)
+            steps.append(current)
+            if kind in POOLS:
+                current = None
+    return steps

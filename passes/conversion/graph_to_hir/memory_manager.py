@@ -1,0 +1,213 @@
+"""Where memory objects live: concat placement, Vars in DRAM0, Consts in DRAM1.
+
+Concats are placements, not copies, when they can be: the output is one Vars
+object and each input that a layer produces is saved straight into a
+`hir.view` of it at its channel offset. That needs the offset to be a
+multiple of N and the input to end on a tile boundary (or at the end of the
+output): whole channel tiles are the unit of the layout. An input that
+cannot be placed (a model input, a value the host reads, one already placed
+in another concat) is copied by a load -> save layer; a concat whose offsets
+are not aligned is built by 1x1 matmuls with 0/1 selection weights, the
+second one adding the first one's result (exact in fixed point: x + 0).
+
+Vars are placed after emission from the HIR program itself: model inputs
+first from vector 0 and kept for the whole program, then every other object
+first fit, reusing the space of objects whose lifetime (in layers and host
+segments, whole steps: the scheduler may interleave a layer's reads and
+writes) has ended. Model outputs live to the end. Consts are laid out one
+after the other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from mlir import ir
+
+from lamina.backends.tcu.architecture import Architecture
+from lamina.backends.tcu.data_layout import vector_count
+from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.hir import HIR, object_kind
+from lamina.dialects.irdl import I64
+from lamina.dialects.model import body_ops
+from lamina.dialects.types import spec_of
+
+from .graph_values import graph_name, producer, users
+from .partition import host_interface
+
+
+@dataclass(frozen=True)
+class Placement:
+    """A value stored inside a concat's output: channels [offset, offset + C) of `root`."""
+
+    root: ir.Value
+    offset: int
+
+
+@dataclass(frozen=True)
+class ConcatCopy:
+    """One layer writing an input of `concat` into its output at channel `offset`.
+
+    `select`: a 1x1 matmul with 0/1 weights (misaligned concats), which with
+    `accumulate` adds what the concat's output already holds; otherwise a
+    load -> save into a view.
+    """
+
+    concat: ir.Operation
+    input: ir.Value
+    offset: int
+    select: bool
+    accumulate: bool = False
+
+
+@dataclass
+class ConcatPlan:
+    placements: dict[ir.Value, Placement] = field(default_factory=dict)
+    copies: dict[ir.Operation, list[ConcatCopy]] = field(default_factory=dict)
+
+    def home(self, value: ir.Value) -> Placement:
+        """Where a concat's output lives: inside another concat's output, or its own root."""
+        return self.placements.get(value, Placement(value, 0))
+
+
+def _channels(value: ir.Value) -> int:
+    return spec_of(value.type).shape[1]
+
+
+def _fits(offset: int, channels: int, total: int, lanes: int) -> bool:
+    end = offset + channels
+    return offset % lanes == 0 and (end % lanes == 0 or end == total)
+
+
+def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None], lanes: int) -> ConcatPlan:
+    """Views or copies for every accelerated concat (consumers first, so nested concats share one root)."""
+    plan = ConcatPlan()
+
+    def placeable(value: ir.Value) -> bool:
+        op = producer(value)
+        if op is None or verdicts.get(op, "not computed") is not None or graph_name(op) == "reshape":
+            return False
+        readers = users(value)
+        return value not in plan.placements and all(
+            verdicts.get(user) is None and graph_name(user) not in ("save", "reshape") for user in readers)
+
+    concats = [op for op in ops if op in verdicts and verdicts[op] is None and graph_name(op) == "concat"]
+    for concat in reversed(concats):
+        home = plan.home(concat.result)
+        total = _channels(home.root)
+        lhs, rhs = concat.operands
+        pieces = [(lhs, 0), (rhs, _channels(lhs))]
+        if not all(_fits(home.offset + offset, _channels(value), total, lanes) for value, offset in pieces):
+            plan.copies[concat] = [ConcatCopy(concat, lhs, 0, select=True),
+                                   ConcatCopy(concat, rhs, _channels(lhs), select=True, accumulate=True)]
+            continue
+        copies = []
+        for value, offset in pieces:
+            if placeable(value) and not (value == rhs and lhs == rhs):
+                plan.placements[value] = Placement(home.root, home.offset + offset)
+            else:
+                copies.append(ConcatCopy(concat, value, offset, select=False))
+        plan.copies[concat] = copies
+    return plan
+
+
+# ---------------------------------------------------------------------------
+# DRAM allocation over the emitted HIR program.
+# ---------------------------------------------------------------------------
+
+
+def _program_steps(module: ir.Operation) -> list[tuple[int, ir.Operation]]:
+    """(step, op) for every op that is not an object declaration; a step is a layer or a host segment."""
+    steps, keys = [], {}
+    for op in body_ops(module):
+        definition = HIR.lookup(op)
+        if definition is None or definition.name in ("vars", "view", "consts", "temp"):
+            continue
+        key = ("host", HIR.view(op).attr("segment")) if definition.name == "host" else \
+            ("layer", HIR.view(op).attr("layer"))
+        steps.append((keys.setdefault(key, len(keys)), op))
+    return steps
+
+
+def _root_name(value: ir.Value) -> str | None:
+    kind = object_kind(value)
+    if kind == "view":
+        return _root_name(value.owner.operands[0])
+    if kind == "vars":
+        return HIR.view(value.owner).attr("name")
+    return None
+
+
+def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str], outputs: list[str]) -> None:
+    """Give every `hir.vars` and `hir.consts` its `base` (in vectors)."""
+    lanes = architecture.array_size
+    vars_ops: dict[str, list[ir.Operation]] = {}
+    consts_ops = []
+    for op in body_ops(module):
+        kind = HIR.lookup(op).name if HIR.lookup(op) else None
+        if kind == "vars":
+            vars_ops.setdefault(HIR.view(op).attr("name"), []).append(op)
+        elif kind == "consts":
+            consts_ops.append(op)
+
+    lifetimes: dict[str, list[int]] = {}
+
+    def touch(name: str | None, step: int) -> None:
+        if name in vars_ops:
+            span = lifetimes.setdefault(name, [step, step])
+            span[0], span[1] = min(span[0], step), max(span[1], step)
+
+    steps = _program_steps(module)
+    for step, op in steps:
+        if op.name == "hir.host":
+            reads, writes, _ = host_interface(HIR.view(op).attr("module"), module.context)
+            for name in reads + writes:
+                touch(name, step)
+        for operand in op.operands:
+            touch(_root_name(operand), step)
+    end = steps[-1][0] if steps else 0
+
+    sizes = {name: max(vector_count(spec_of(op.result.type).shape, lanes) for op in ops)
+             for name, ops in vars_ops.items()}
+    bases: dict[str, int] = {}
+    next_input = 0
+    for name in inputs:
+        if name in vars_ops:
+            bases[name] = next_input
+            next_input += sizes[name]
+    placed: list[tuple[int, int, int, int]] = []  # (base, size, first, last)
+    others = [name for name in vars_ops if name not in bases]
+    for name in sorted(others, key=lambda n: lifetimes.get(n, [0, 0])[0]):
+        first, last = lifetimes.get(name, [0, 0])
+        if name in outputs:
+            last = end
+        bases[name] = _first_fit(sizes[name], first, last, placed, next_input)
+        placed.append((bases[name], sizes[name], first, last))
+    _check_depth("DRAM0 (Vars)", max([b + sizes[n] for n, b in bases.items()], default=0),
+                 architecture.dram0_depth, architecture.name)
+    for name, ops in vars_ops.items():
+        for op in ops:
+            op.attributes["base"] = I64.encode(bases[name])
+
+    next_const = 0
+    for op in consts_ops:
+        op.attributes["base"] = I64.encode(next_const)
+        next_const += spec_of(op.result.type).shape[0]
+    _check_depth("DRAM1 (Consts)", next_const, architecture.dram1_depth, architecture.name)
+
+
+def _first_fit(size: int, first: int, last: int, placed: list[tuple[int, int, int, int]], floor: int) -> int:
+    """The lowest base >= floor where `size` vectors overlap no object alive during [first, last]."""
+    busy = sorted((base, base + length) for base, length, start, stop in placed if start <= last and first <= stop)
+    candidate = floor
+    for start, stop in busy:
+        if candidate + size <= start:
+            break
+        candidate = max(candidate, stop)
+    return candidate
+
+
+def _check_depth(what: str, needed: int, depth: int, architecture: str) -> None:
+    if needed > depth:
+        raise LaminaError(f"the model does not fit: {what} needs {needed} vectors, architecture '{architecture}' "
+                          f"has {depth}")

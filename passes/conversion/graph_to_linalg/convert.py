@@ -1,0 +1,102 @@
+"""convert-graph-to-linalg: the graph function as upstream MLIR on tensors (the CPU path's entry)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from mlir import ir
+from mlir.dialects import arith, func
+
+from lamina.dialects.context import InvalidIR, Problem
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.model import main_function
+from lamina.dialects.types import UnsupportedType
+from lamina.passes.registry import Pass, PassError, register_pass
+
+from .registry import CONVERTERS
+
+# Ops the driver converts itself: they are the function's interface and its data.
+_INTERFACE = frozenset({"placeholder", "save", "constant", "splat"})
+
+
+@register_pass
+@dataclass(frozen=True)
+class ConvertGraphToLinalg(Pass):
+    """Rewrite the model function into upstream `linalg`/`tensor`/`arith`/`math` on tensors.
+
+    The model's function (same name) becomes `func.func @main(inputs...) ->
+    (outputs...)`: each `graph.placeholder` becomes an argument (program
+    order), each `graph.save` a result (program order), `graph.constant` and
+    `graph.splat` become `arith.constant`s, and every other graph op is
+    replaced by what its registered converter builds (`registry.py`), at the
+    op's location. The function gets `llvm.emit_c_interface` so the
+    ExecutionEngine can call it with memref descriptors. No Lamina op is
+    left: upstream `mlir-opt` reads the result without Lamina's dialects.
+
+    Legal on a model whose function holds only graph ops. Graph ops without
+    a converter are reported together, each at its location.
+    """
+
+    name = "convert-graph-to-linalg"
+    summary = "graph ops to upstream linalg/tensor/arith/math on tensors (CPU path)"
+
+    def run(self, op: ir.Operation) -> None:
+        old = main_function(op)
+        block = old.regions[0].blocks[0]
+        graph_ops = [child.operation for child in block.operations if child.operation.name != "func.return"]
+        _check_convertible(graph_ops)
+        placeholders = [g for g in graph_ops if g.name == "graph.placeholder"]
+        saves = [g for g in graph_ops if g.name == "graph.save"]
+        name = ir.StringAttr(old.attributes["sym_name"]).value
+        with ir.InsertionPoint(old), old.location:
+            new = func.FuncOp(name, ir.FunctionType.get([p.results[0].type for p in placeholders],
+                                                        [s.operands[0].type for s in saves]))
+            new.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
+            entry = new.add_entry_block([p.location for p in placeholders])
+        values: dict[ir.Value, ir.Value] = {p.results[0]: arg for p, arg in zip(placeholders, entry.arguments)}
+        with ir.InsertionPoint(entry):
+            for graph_op in graph_ops:
+                if graph_op.name not in ("graph.placeholder", "graph.save"):
+                    with graph_op.location:
+                        _convert(graph_op, values)
+            with new.location:
+                func.ReturnOp([values[s.operands[0]] for s in saves])
+        old.erase()
+
+
+def _check_convertible(graph_ops: list[ir.Operation]) -> None:
+    """Every op is a graph op with a converter; else one error with a diagnostic per op."""
+    problems = []
+    for graph_op in graph_ops:
+        definition = GRAPH.lookup(graph_op)
+        if definition is None:
+            problems.append(Problem(graph_op.location, f"'{graph_op.name}' is not a graph op; only graph "
+                                                       "functions convert to linalg"))
+        elif definition.name not in _INTERFACE and definition.name not in CONVERTERS:
+            problems.append(Problem(graph_op.location, f"'graph.{definition.name}' has no CPU (linalg) lowering"))
+    if problems:
+        raise InvalidIR(problems)
+
+
+def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
+    view = GRAPH.view(graph_op)
+    if view.name in ("constant", "splat"):
+        results = [_constant(graph_op)]
+    else:
+        try:
+            results = CONVERTERS[view.name](view, [values[operand] for operand in graph_op.operands])
+        except (UnsupportedType, NotImplementedError) as error:
+            raise PassError(f"'graph.{view.name}': {error}", graph_op.location) from None
+    for old, new in zip(graph_op.results, results, strict=True):
+        if new.type != old.type:
+            raise PassError(f"'graph.{view.name}' converted to {new.type}, expected {old.type}", graph_op.location)
+        values[old] = new
+
+
+def _constant(graph_op: ir.Operation) -> ir.Value:
+    """`graph.constant` keeps its elements attribute; `graph.splat` becomes a splat of its value."""
+    result_type = graph_op.results[0].type
+    value = graph_op.attributes["value"]
+    if graph_op.name == "graph.splat":
+        value = ir.DenseElementsAttr.get_splat(result_type, value)
+    return arith.constant(result_type, value)

@@ -1,0 +1,105 @@
+"""Read a HIR module (dialects/hir.py) into the scheduler's plain objects (layers.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+from mlir import ir
+
+from lamina.backends.tcu.architecture import Architecture
+from lamina.dialects.diagnostics import format_location
+from lamina.dialects.hir import HIR, architecture_of
+from lamina.dialects.model import main_function
+from lamina.dialects.types import spec_of
+
+from .errors import ScheduleError
+from .layers import Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save, Vars
+
+
+class _Objects:
+    """The memory object each SSA value declares: Vars, consts base, or a temp name."""
+
+    def __init__(self, lanes: int):
+        self.lanes = lanes
+        self.values: dict[ir.Value, object] = {}
+        self.consts: list[tuple[int, np.ndarray]] = []
+
+    def declare(self, op: ir.Operation) -> None:
+        view = HIR.view(op)
+        name = HIR.lookup(op).name
+        result = op.results[0]
+        shape = tuple(spec_of(result.type).shape)
+        if name == "vars":
+            if view.attr("base") < 0:
+                raise ScheduleError(format_location(op.location), f"hir.vars '{view.attr('name')}' has no DRAM0 "
+                                    "base: run the memory manager (convert-graph-to-hir) first", location=op.location)
+            self.values[result] = Vars(view.attr("name"), view.attr("base"), shape)
+        elif name == "view":
+            source = self.values[op.operands[0]]
+            offset = view.attr("channel_offset") // self.lanes
+            self.values[result] = Vars(source.name, source.base, shape, source.tile_offset + offset)
+        elif name == "consts":
+            self.values[result] = view.attr("base")
+            self.consts.append((view.attr("base"), np.asarray(view.attr("value"), np.int64)))
+        else:  # temp
+            self.values[result] = f"t{len(self.values)}"
+
+    def __getitem__(self, value: ir.Value):
+        return self.values[value]
+
+    def image(self) -> np.ndarray:
+        size = max((base + len(value) for base, value in self.consts), default=0)
+        image = np.zeros((size, self.lanes), np.int64)
+        for base, value in self.consts:
+            image[base:base + len(value)] = value
+        return image
+
+
+def _layer_op(op: ir.Operation, objects: _Objects):
+    view = HIR.view(op)
+    name = HIR.lookup(op).name
+    operand = lambda role: objects[view.operand(role)]  # noqa: E731
+    shape = lambda role: tuple(spec_of(view.operand(role).type).shape)  # noqa: E731
+    if name == "matmul":
+        return MatMul(operand("output"), shape("output"), operand("input"), operand("weights"),
+                      tuple(view.attr("kernel")), tuple(view.attr("strides")), tuple(view.attr("pads")),
+                      tuple(view.attr("dilations")), tuple(view.attr("tile_slots")))
+    if name == "load":
+        return Load(operand("output"), operand("input"))
+    if name == "pool":
+        return Pool(operand("output"), operand("input"), shape("output"), view.attr("kind"),
+                    tuple(view.attr("kernel")), tuple(view.attr("strides")), tuple(view.attr("pads")),
+                    view.attr("count_include_pad"))
+    if name == "save":
+        return Save(operand("output"), operand("input"))
+    if name in ("add", "binary"):
+        op_name = "add" if name == "add" else view.attr("op")
+        return Elementwise(op_name, operand("output"), (operand("lhs"), operand("rhs")))
+    if name == "channel":
+        return Elementwise(view.attr("op"), operand("output"), (operand("input"),), constant=operand("constant"),
+                           swap=view.attr("swap"))
+    params = {"clip": ("min", "max"), "leaky_relu": ("alpha",), "relu": ()}[name]
+    return Elementwise(name, operand("output"), (operand("input"),),
+                       params=tuple(float(view.attr(p)) for p in params))
+
+
+def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
+    """The layers and host segments of a HIR module in order, its consts image and architecture."""
+    arch = architecture_of(module)
+    objects = _Objects(arch.array_size)
+    steps: list = []
+    for child in main_function(module).regions[0].blocks[0].operations:
+        op = child.operation
+        if op.name == "func.return":
+            continue
+        definition = HIR.require(op, "the scheduler (convert-hir-to-lir)")
+        if definition.name in ("vars", "view", "consts", "temp"):
+            objects.declare(op)
+        elif definition.name == "host":
+            view = HIR.view(op)
+            steps.append(HostSegment(view.attr("segment"), view.attr("module")))
+        else:
+            index = HIR.view(op).attr("layer")
+            if not steps or not isinstance(steps[-1], Layer) or steps[-1].index != index:
+                steps.append(Layer(index, format_location(op.location)))
+            steps[-1].ops.append(_layer_op(op, objects))
+    return Program(steps, objects.image()), arch

@@ -1,0 +1,177 @@
+"""The scheduler: a HIR program to one instruction stream, with per-layer statistics and the run plan.
+
+Per layer: pick the producer (MatMul, Load, Load + Pool), plan the largest
+band (stage) whose local memory and accumulator needs fit the architecture,
+then emit stage by stage, each output channel tile running the layer's
+accumulator ops and saves. Host segments cut the stream into accelerator
+steps of the plan.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lamina.backends.tcu.architecture import Architecture
+from lamina.backends.tcu.latency import instruction_cycles, mac_efficiency, vectors_moved
+from lamina.backends.tcu.program import DataMoveKind, Opcode
+from lamina.dialects.diagnostics import LaminaError
+
+from .accumulator_ops import AccumulatorOps, allocate_regions
+from .emitter import ConstPool, Emitter
+from .errors import ScheduleError
+from .layers import Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save
+from .matmul import MatMulProducer
+from .pooling import LoadProducer, PoolProducer
+from .units import Layout
+
+
+@dataclass(frozen=True)
+class LayerStats:
+    index: int
+    location: str
+    stages: int            # bands: each loads its input once
+    partitions: int        # (band, output channel tile) units: each fills the accumulators once
+    instructions: int
+    cycles: int            # latency model (backends/tcu/latency.py)
+    true_macs: int
+    local_vectors: int     # most local memory the layer uses
+    accumulator_vectors: int
+    dram0_vectors: int     # DRAM0 traffic, both directions
+    dram1_vectors: int
+    mac_efficiency: float  # true MACs / (cycles x N^2)
+
+
+@dataclass(frozen=True)
+class Schedule:
+    program: np.ndarray     # INSTRUCTION records
+    layers: list[LayerStats]
+    plan: list[dict]        # accelerator instruction ranges and host segments, in HIR order
+    consts_image: np.ndarray  # DRAM1 from vector 0: the HIR consts, then the scheduler's zero block and constants
+    arch: Architecture
+
+    @property
+    def cycles(self) -> int:
+        return sum(layer.cycles for layer in self.layers)
+
+    @property
+    def true_macs(self) -> int:
+        return sum(layer.true_macs for layer in self.layers)
+
+    @property
+    def mac_efficiency(self) -> float:
+        return mac_efficiency(self.true_macs, self.cycles, self.arch)
+
+
+def _producer(layer: Layer, arch: Architecture, consts: np.ndarray):
+    """The layer's producer and the accumulator ops and saves after it (a LaminaError for other shapes)."""
+    first, *rest = layer.ops
+    if isinstance(first, MatMul):
+        producer = MatMulProducer(first, arch.array_size, consts)
+    elif isinstance(first, Load) and rest and isinstance(rest[0], Pool):
+        pool, *rest = rest
+        if pool.input != first.output or any(first.output in _reads(op) for op in rest):
+            raise ScheduleError(layer.location, f"layer {layer.index}: a pool layer is load -> pool -> ...; the "
+                                "pool must read the loaded temp and nothing else may", layer_index=layer.index)
+        producer = PoolProducer(first, pool, arch.array_size, arch.data_type)
+    elif isinstance(first, Load):
+        producer = LoadProducer(first, arch.array_size)
+    else:
+        raise ScheduleError(layer.location, f"layer {layer.index} starts with {type(first).__name__}; "
+                            "a layer starts with a matmul or a load", layer_index=layer.index)
+    for op in rest:
+        if not isinstance(op, (Elementwise, Save)):
+            raise ScheduleError(layer.location, f"layer {layer.index} has a {type(op).__name__} after its start; "
+                                "only accumulator ops and saves may follow a matmul, load or pool",
+                                layer_index=layer.index)
+    return producer, rest
+
+
+def _reads(op) -> list:
+    return [op.input] if isinstance(op, Save) else list(op.operands)
+
+
+def _plan(layer: Layer, producer, regions: int, arch: Architecture) -> tuple[int, Layout]:
+    """The most output rows per stage that fit, and the layout; a LaminaError if one row does not fit."""
+
+    def layout(rows: int) -> Layout:
+        local, acc, region = producer.sizes(rows)
+        return Layout(local, acc, region, regions)
+
+    def fits(rows: int) -> bool:
+        candidate = layout(rows)
+        return candidate.local_vectors <= arch.local_depth and candidate.acc_vectors <= arch.accumulator_depth
+
+    if not fits(1):
+        smallest = layout(1)
+        for memory, needed, depth in (("local memory", smallest.local_vectors, arch.local_depth),
+                                      ("accumulators", smallest.acc_vectors, arch.accumulator_depth)):
+            if needed > depth:
+                raise ScheduleError(
+                    layer.location, f"layer {layer.index} does not fit the {arch.name} {memory}: its smallest stage "
+                           f"({producer.smallest_stage}) needs {needed} vectors, {depth} are available "
+                           f"({needed - depth} too many)", layer_index=layer.index)
+    low, high = 1, producer.max_rows
+    while low < high:  # largest fitting row count (needs grow with rows)
+        middle = (low + high + 1) // 2
+        if fits(middle):
+            low = middle
+        else:
+            high = middle - 1
+    return low, layout(low)
+
+
+def _layer_stats(layer: Layer, producer, rows: int, layout: Layout, program: np.ndarray,
+                 cycles: np.ndarray, arch: Architecture) -> LayerStats:
+    moves = program["opcode"] == Opcode.DATA_MOVE
+    vectors = vectors_moved(program)
+    kind = program["flags"]
+    dram0 = moves & ((kind == DataMoveKind.DRAM0_TO_LOCAL) | (kind == DataMoveKind.LOCAL_TO_DRAM0))
+    dram1 = moves & ((kind == DataMoveKind.DRAM1_TO_LOCAL) | (kind == DataMoveKind.LOCAL_TO_DRAM1))
+    total, macs = int(cycles.sum()), producer.true_macs()
+    return LayerStats(layer.index, layer.location, producer.stages(rows), producer.partitions(rows), len(program),
+                      total, macs, layout.local_vectors, layout.acc_vectors, int(vectors[dram0].sum()),
+                      int(vectors[dram1].sum()), mac_efficiency(macs, total, arch))
+
+
+def schedule_program(hir: Program, arch: Architecture) -> Schedule:
+    """Schedule every layer in order; host segments split the instruction stream (the plan)."""
+    if arch.simd_registers_depth < 1:
+        raise LaminaError(f"architecture {arch.name} has no SIMD register; the scheduler needs one")
+    consts = ConstPool(len(hir.consts), arch.array_size)
+    emitter = Emitter(arch, consts)
+    spans: list[tuple[Layer, object, int, Layout, int, int]] = []
+    plan: list[dict] = []
+    step_start = 0
+    for step in hir.steps:
+        if isinstance(step, HostSegment):
+            if len(emitter) > step_start:
+                plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
+            plan.append({"kind": "host", "segment": step.segment, "module": step.module})
+            step_start = len(emitter)
+            continue
+        producer, ops = _producer(step, arch, hir.consts)
+        regions, count = allocate_regions(producer_output(step), ops)
+        rows, layout = _plan(step, producer, count, arch)
+        first = len(emitter)
+        accumulator_ops = AccumulatorOps(emitter, layout, regions)
+        for unit in producer.emit(emitter, layout, rows, regions[producer_output(step)]):
+            accumulator_ops.run(ops, unit)
+        spans.append((step, producer, rows, layout, first, len(emitter)))
+    if len(emitter) > step_start:
+        plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
+    program = emitter.builder.build()
+    cycles = instruction_cycles(program, arch)
+    stats = [_layer_stats(layer, producer, rows, layout, program[a:b], cycles[a:b], arch)
+             for layer, producer, rows, layout, a, b in spans]
+    image = np.concatenate([np.asarray(hir.consts, np.int64).reshape(-1, arch.array_size), consts.image()])
+    return Schedule(program, stats, plan, image, arch)
+
+
+def producer_output(layer: Layer) -> str:
+    """The temp the layer's producer fills (a pool's output when the layer pools)."""
+    first = layer.ops[0]
+    if isinstance(first, Load) and len(layer.ops) > 1 and isinstance(layer.ops[1], Pool):
+        return layer.ops[1].output
+    return first.output

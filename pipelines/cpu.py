@@ -1,0 +1,70 @@
+"""The CPU path: graph model -> upstream linalg on tensors -> LLVM dialect, `graph-to-cpu`."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from lamina.passes.options import option
+from lamina.passes.registry import Pipeline, register_pipeline
+
+# Tensors to memrefs. Function boundaries take identity-layout memrefs so the
+# executor passes plain NumPy arrays; results become out-parameters the
+# caller allocates; intermediate buffers are freed after their last use.
+BUFFERIZE = (
+    "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
+    "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}",
+    "buffer-deallocation-pipeline",
+)
+
+# Structured ops to loops, then everything to the LLVM dialect.
+TO_LLVM = (
+    "convert-linalg-to-loops",
+    "convert-vector-to-scf{full-unroll=true}",
+    "expand-strided-metadata",
+    "lower-affine",
+    "convert-scf-to-cf",
+    "convert-vector-to-llvm",
+    "finalize-memref-to-llvm",
+    "convert-ub-to-llvm",
+    "convert-math-to-llvm",
+    "convert-math-to-libm",
+    "convert-arith-to-llvm",
+    "convert-index-to-llvm",
+    "convert-cf-to-llvm",
+    "convert-func-to-llvm",
+    "reconcile-unrealized-casts",
+)
+
+
+@register_pipeline
+@dataclass(frozen=True)
+class GraphToCpu(Pipeline):
+    """Compile a graph model to the LLVM dialect for the ExecutionEngine.
+
+    `convert-graph-to-linalg` gives upstream linalg/tensor/arith/math; the
+    rest is upstream MLIR: element-wise fusion, bufferization (function
+    arguments are the inputs, then one out-parameter per output), loops and
+    LLVM. With `vectorize`, 2-D convolutions and matmuls are first tiled and
+    vectorized (`cpu-vectorize`). Legal on a graph model every op of which
+    has a linalg lowering (run `graph-optimize` first: it folds batch norms
+    into convolutions and fuses matmul + add).
+    """
+
+    name = "graph-to-cpu"
+    summary = "convert-graph-to-linalg, fusion, vectorization, bufferization, lowering to the LLVM dialect"
+
+    vectorize: bool = option(True, "tile and vectorize convolutions and matmuls (cpu-vectorize)")
+
+    def expand(self) -> str:
+        return ",".join(self.stages())
+
+    def stages(self) -> list[str]:
+        return [
+            "convert-graph-to-linalg",
+            "canonicalize",
+            "linalg-fuse-elementwise-ops",
+            "canonicalize",
+            *(("cpu-vectorize",) if self.vectorize else ()),
+            *BUFFERIZE,
+            *TO_LLVM,
+        ]

@@ -1,0 +1,26 @@
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu)' | FileCheck %s
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu{vectorize=false})' | FileCheck %s --check-prefix=SCALAR
+// The result is LLVM dialect upstream mlir-opt reads and translates without Lamina's dialects.
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu)' | mlir-opt --verify-diagnostics | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
+
+// graph-to-cpu lowers the model to the LLVM dialect: @main takes the input's
+// memref descriptor then the output's (an out-parameter) and has the C
+// interface the ExecutionEngine calls. With vectorize (the default) the
+// convolution's tiles become 16-wide vector FMAs; without, scalar loops.
+
+// CHECK-LABEL: llvm.func @main(
+// CHECK:         vector<16xf32>
+// CHECK-NOT:     linalg.
+// CHECK:       llvm.func @_mlir_ciface_main(
+// SCALAR-LABEL: llvm.func @main(
+// SCALAR-NOT:    vector<
+// SCALAR:       llvm.func @_mlir_ciface_main(
+// LLVMIR: define void @_mlir_ciface_main(ptr %0, ptr %1)
+func.func @main() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x18x18xf32>
+  %w = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8x8x3x3xf32>
+  %b = "graph.splat"() {value = 1.0 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x18x18xf32>, tensor<8x8x3x3xf32>, tensor<8xf32>) -> tensor<1x8x16x16xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x16x16xf32>) -> ()
+  return
+}

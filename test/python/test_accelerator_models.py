@@ -1,0 +1,82 @@
+"""The light models compiled for the named architectures and simulated from their files alone.
+
+Each model gets seeded random weights (`frontend/random_weights.py`), is
+compiled by `compile_model`, and the simulator's outputs (reading only the
+files in the output directory) are compared with the graph interpreter's on
+the optimized model with constants rounded to the data type
+(`accelerator_models.quantized_reference`): within `accelerator_models.tolerance` and with the same
+top-1 class. One small model and architecture run by default; every model
+on every architecture is `slow`.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lamina.backends.tcu.architecture import architecture_names
+from lamina.backends.tcu.compiler import compile_model
+from lamina.dialects.diagnostics import LaminaError
+from lamina.frontend.random_weights import random_inputs, randomize_weights
+from lamina.runtime.tcu_simulator import simulate
+
+from accelerator_models import assert_matches_reference, quantized_reference
+from light_models import LIGHT_MODELS, load_light_model, with_logits_output
+
+SEED = 0
+DEFAULT_CASE = ("shufflenet", "ultra96v2")
+
+
+# Models whose Consts (weights padded to N x N tiles) exceed the architecture's
+# DRAM1 (benchmarks/results/accelerator.md): compiling them must say so.
+TOO_BIG = {
+    "arty-a7": {"bvlc_alexnet", "densenet121", "inception_v2", "resnet50", "vgg19", "zfnet512"},
+    "pynq-z1": {"bvlc_alexnet", "inception_v2", "resnet50", "vgg19", "zfnet512"},
+    "ultra96v2": {"bvlc_alexnet", "vgg19", "zfnet512"},
+    "zcu104": {"vgg19", "zfnet512"},
+}
+
+
+def check_model_on_arch(name: str, arch: str, outdir) -> None:
+    """Compile, simulate from the files, compare outputs and logits; a model too big for DRAM1 must say so."""
+    model = with_logits_output(randomize_weights(load_light_model(name), SEED))
+    source = outdir / f"{name}.onnx"
+    source.write_bytes(model.SerializeToString())
+    if name in TOO_BIG.get(arch, ()):
+        with pytest.raises(LaminaError, match="does not fit: DRAM1"):
+            compile_model(source, arch, outdir / "out")
+        return
+    result = compile_model(source, arch, outdir / "out")
+    inputs = random_inputs(model, SEED + 1)
+    data_type = result.summary.arch.data_type
+    reference = quantized_reference((outdir / "out" / "graph-optimized.mlir").read_text(), inputs, data_type)
+    simulated = simulate(outdir / "out" / "model.tmodel", inputs)
+    assert_matches_reference(simulated.outputs, reference, data_type)
+    assert np.isfinite(result.summary.mac_efficiency)
+
+
+def test_default_model_on_one_architecture(tmp_path):
+    check_model_on_arch(*DEFAULT_CASE, tmp_path)
+
+
+# FP16BP8 loses DenseNet-121: a batch norm right after the first max pool
+# normalizes channels whose spread is a few LSBs (its input is already ~7 LSB
+# off), multiplying that error by ~30; the logits end 2.6 off (of 12.9) from
+# the rounded-constants reference. A precision limit of the data type with
+# these random statistics, not a compiler error: the simulator equals the HIR
+# executor (docs/accelerator.md, Results). arty-a7 fails earlier (DRAM1).
+DATA_TYPE_LIMITS = {("densenet121", arch) for arch in ("pynq-z1", "ultra96v2", "zcu104")}
+
+
+def cases():
+    for name in LIGHT_MODELS:
+        for arch in architecture_names():
+            marks = [pytest.mark.xfail(strict=True, reason="FP16BP8 precision (DATA_TYPE_LIMITS)")
+                     ] if (name, arch) in DATA_TYPE_LIMITS else []
+            yield pytest.param(name, arch, marks=marks, id=f"{name}-{arch}")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name, arch", list(cases()))
+def test_light_model_on_architecture(name, arch, tmp_path):
+    check_model_on_arch(name, arch, tmp_path)

@@ -1,0 +1,78 @@
+"""ONNX's node test suite through the CPU path (import, graph-optimize, linalg, LLVM JIT).
+
+The same tests as `test_onnx_node_suite.py` (every CPU node test the
+importer accepts, all of which pass on the reference interpreter), with the
+model compiled by `runtime/cpu_executor.py` instead of interpreted; ONNX's
+runner compares with the tests' expected outputs at its own tolerances. The
+whole suite compiles one model per test and takes minutes, so it is
+`slow`; the default run takes a sample: at least one test of every
+operator family the CPU path lowers.
+"""
+
+from __future__ import annotations
+
+import re
+import unittest
+import warnings
+from typing import Any
+
+import onnx
+import onnx.backend.test
+import pytest
+from onnx.backend.base import namedtupledict
+
+from lamina.runtime import cpu_executor
+from lamina.runtime.onnx_backend import LaminaBackend
+
+# Test-name patterns of the default sample (one or a few tests per op family).
+SAMPLE = [
+    r"test_(add|sub|mul|div|pow|max|min|sum|equal|less|greater|where)(_example)?_cpu$",
+    r"test_(relu|sigmoid|tanh|erf|exp|log|sqrt|reciprocal|neg|abs|leakyrelu|clip|gelu|softplus|identity)_cpu$",
+    r"test_cast_FLOAT_to_(INT32|DOUBLE|FLOAT16)_cpu$",
+    r"test_reduce_(sum|mean|max|min|prod)_default_axes_keepdims_random_cpu$",
+    r"test_(softmax|layer_normalization|batchnorm)_(example|default_axis|epsilon|2d_axis0)_cpu$",
+    r"test_(reshape_reordered_all_dims|transpose_default|concat_2d_axis_0|slice_neg_steps|tile|gather_0|"
+    r"expand_dim_changed|flatten_axis1|squeeze|unsqueeze_axis_0)_cpu$",
+    r"test_(constant_pad|edge_pad|reflect_pad)_cpu$",
+    r"test_(conv_with_strides_padding|maxpool_2d_default|averagepool_2d_default|globalaveragepool|matmul_2d|gemm_default_single_elem_vector_bias|lrn)_cpu$",
+]
+
+
+class CpuBackendRep:
+    """A compiled model run on positional inputs, as ONNX's runner calls it."""
+
+    def __init__(self, compiled: cpu_executor.CompiledModel, input_names: list[str], output_names: list[str]):
+        self.compiled = compiled
+        self.input_names = input_names
+        self.output_names = output_names
+
+    def run(self, inputs: Any, **kwargs: Any):
+        results = self.compiled.run(dict(zip(self.input_names, inputs)))
+        return namedtupledict("Outputs", self.output_names)(*(results[name] for name in self.output_names))
+
+
+class CpuNodeSuiteBackend(LaminaBackend):
+    """LaminaBackend compiling for the CPU; skips what the importer refuses, as the reference run does."""
+
+    @classmethod
+    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs):
+        if not cls.is_compatible(model, device, **kwargs):
+            raise unittest.SkipTest("Not compatible with backend")
+        rep = super().prepare(model, device, **kwargs)
+        return CpuBackendRep(cpu_executor.compile_model(rep.module), rep.input_names, rep.output_names)
+
+
+def node_test_case(patterns: list[str]) -> type[unittest.TestCase]:
+    """ONNX's node tests (CPU) matching any of `patterns`, run by `CpuNodeSuiteBackend`."""
+    with warnings.catch_warnings():  # the generators of the cast and reduce tests overflow on purpose
+        warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"onnx\.backend\.test\.case")
+        backend_test = onnx.backend.test.BackendTest(CpuNodeSuiteBackend, __name__)
+    case = backend_test.test_cases["OnnxBackendNodeModelTest"]
+    for name in [name for name in vars(case) if name.startswith("test_")]:
+        if not any(re.search(pattern, name) for pattern in patterns):
+            delattr(case, name)  # the runner would list each as skipped
+    return case
+
+
+OnnxCpuNodeSample = node_test_case(SAMPLE)
+OnnxCpuNodeSuite = pytest.mark.slow(node_test_case([r"_cpu$"]))

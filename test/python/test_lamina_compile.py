@@ -1,0 +1,152 @@
+"""lamina-compile end to end: files, summary consistency, the simulator against the reference, errors."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import onnx
+import pytest
+
+from lamina.backends.tcu.architecture import ARCHITECTURES_DIR, architecture_names, load_architecture
+from lamina.backends.tcu.compiler import compile_model
+from lamina.backends.tcu.instruction_layout import InstructionLayout
+from lamina.backends.tcu.latency import instruction_cycles
+from lamina.backends.tcu.encoding import decode
+from lamina.dialects.context import make_context, parse_module
+from lamina.runtime.tcu_simulator import simulate
+
+from accelerator_models import assert_matches_reference, quantized_reference, small_cnn
+
+MODEL_FILES = ("graph.mlir", "graph-optimized.mlir", "buffers.mlir", "hir.mlir", "lir.mlir",
+               "model.tprog", "model.tdata", "model.tmodel", "host-0.mlir", "summary.txt", "summary.json")
+
+
+def lamina_compile(*args: str, cwd: Path) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "lamina.tools.lamina_compile", *args], cwd=cwd,
+                          capture_output=True, text=True, timeout=300)
+
+
+def error_line(stderr: str) -> str:
+    """The tool's one error line, after the progress lines."""
+    errors = [line for line in stderr.splitlines() if line.startswith("lamina-compile: error: ")]
+    assert len(errors) == 1, stderr
+    return errors[0]
+
+
+@pytest.fixture(scope="module")
+def small_cnn_file(tmp_path_factory) -> Path:
+    path = tmp_path_factory.mktemp("model") / "small_cnn.onnx"
+    onnx.save(small_cnn(), str(path))
+    return path
+
+
+@pytest.fixture(scope="module", params=architecture_names())
+def compiled(request, small_cnn_file, tmp_path_factory):
+    outdir = tmp_path_factory.mktemp(request.param)
+    return compile_model(small_cnn_file, request.param, outdir)
+
+
+def test_every_file_is_written_and_every_mlir_parses(compiled):
+    assert sorted(compiled.files) == sorted(MODEL_FILES)
+    context = make_context()
+    for name, path in compiled.files.items():
+        assert path.exists() and path.stat().st_size > 0, name
+        if name.endswith(".mlir"):
+            parse_module(path.read_text(), context, name)
+
+
+def test_summary_numbers_agree_with_the_files(compiled):
+    stats = json.loads((compiled.outdir / "summary.json").read_text())
+    arch = load_architecture(stats["architecture"])
+    n = arch.array_size
+    instruction_bytes = InstructionLayout.of(arch).instruction_bytes
+    program = decode((compiled.outdir / "model.tprog").read_bytes(), arch)
+    assert stats["instructions"] == len(program) == stats["program_bytes"] // instruction_bytes
+    assert stats["program_bytes"] == (compiled.outdir / "model.tprog").stat().st_size
+    assert stats["cycles"] == int(instruction_cycles(program, arch).sum())
+    assert stats["true_macs"] > 0
+    assert stats["mac_efficiency"] == pytest.approx(stats["true_macs"] / (stats["cycles"] * n * n))
+    layers = stats["layer_table"]
+    assert len(layers) == stats["layers"] >= 2  # the conv and the fully-connected layer at least
+    assert sum(layer["instructions"] for layer in layers) == stats["instructions"]
+    assert sum(layer["cycles"] for layer in layers) == stats["cycles"]
+    assert sum(layer["macs"] for layer in layers) == stats["true_macs"]
+    # conv: 8 x 8 outputs x 8 channels x 27 inputs, padding pixels excluded; fc: 128 x 10.
+    padded_conv = 8 * 8 * 8 * 27
+    assert 128 * 10 < stats["true_macs"] <= padded_conv + 128 * 10
+    tdata_vectors = (compiled.outdir / "model.tdata").stat().st_size // (n * arch.data_type.width // 8)
+    assert stats["dram1_usage"]["vectors"] == tdata_vectors
+    assert 0 < stats["consts_utilization"] <= 1
+    assert [segment["ops"] for segment in stats["host_segments"]] == [{"graph.softmax": 1}]
+    text = (compiled.outdir / "summary.txt").read_text()
+    assert f"{stats['instructions']:,}" in text and "graph.softmax" in text
+
+
+def test_simulator_matches_the_graph_interpreter(compiled, small_cnn_file):
+    rng = np.random.default_rng(1)
+    inputs = {"input": rng.random((1, 3, 8, 8), np.float32)}
+    data_type = compiled.summary.arch.data_type
+    reference = quantized_reference((compiled.outdir / "graph-optimized.mlir").read_text(), inputs, data_type)
+    result = simulate(compiled.outdir / "model.tmodel", inputs)
+    assert_matches_reference(result.outputs, reference, data_type)
+
+
+def test_cli_prints_the_summary_and_lamina_run_executes_the_files(small_cnn_file, tmp_path):
+    done = lamina_compile(str(small_cnn_file), "--arch", "arty-a7", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "COMPILER SUMMARY" in done.stdout and "LAYERS SUMMARY" in done.stdout
+    assert "graph-optimize" in done.stderr  # the progress display names the stages
+    run = subprocess.run([str(Path(sys.executable).parent / "lamina-run"), "out/model.tmodel"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    assert "prob" in run.stdout
+
+
+def test_a_model_that_does_not_fit_fails_with_the_schedulers_message(small_cnn_file, tmp_path):
+    arch = json.loads((ARCHITECTURES_DIR / "arty-a7.tarch").read_text())
+    arch.update(local_depth=16, accumulator_depth=16)
+    (tmp_path / "tiny.tarch").write_text(json.dumps(arch))
+    done = lamina_compile(str(small_cnn_file), "--arch", "tiny.tarch", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 1
+    error = error_line(done.stderr)
+    assert "does not fit the tiny local memory" in error and "16 are available" in error and "too many" in error
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--arch", "nosuch"], "unknown architecture 'nosuch'"),
+    (["--arch", "arty-a7", "--input-shape", "nosuch=1x3"], "nosuch"),
+])
+def test_user_errors_are_one_clear_line(small_cnn_file, tmp_path, args, message):
+    done = lamina_compile(str(small_cnn_file), *args, "-o", "out", cwd=tmp_path)
+    assert done.returncode == 1
+    assert message in error_line(done.stderr)
+    assert "Traceback" not in done.stderr
+
+
+def test_a_missing_model_file_is_a_clear_error(tmp_path):
+    done = lamina_compile("missing.onnx", "--arch", "arty-a7", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 1 and "missing.onnx" in error_line(done.stderr) and "Traceback" not in done.stderr
+
+
+def test_a_graph_module_compiles_to_the_same_program(compiled, tmp_path):
+    again = compile_model(compiled.outdir / "graph.mlir", compiled.summary.arch, tmp_path)
+    assert (tmp_path / "model.tprog").read_bytes() == (compiled.outdir / "model.tprog").read_bytes()
+    assert (tmp_path / "model.tdata").read_bytes() == (compiled.outdir / "model.tdata").read_bytes()
+    assert again.summary.model == "graph"
+
+
+def test_random_weights_report_the_activation_peak(small_cnn_file, tmp_path):
+    done = lamina_compile(str(small_cnn_file), "--arch", "arty-a7", "-o", "out", "--random-weights", "3", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "random weights (seed 3): largest |activation| on random inputs" in done.stdout
+
+
+def test_random_weights_do_not_apply_to_graph_modules(compiled, tmp_path):
+    done = lamina_compile(str(compiled.outdir / "graph.mlir"), "--arch", "arty-a7", "-o", "out",
+                          "--random-weights", "0", cwd=tmp_path)
+    assert done.returncode == 1 and "apply to ONNX models" in error_line(done.stderr)

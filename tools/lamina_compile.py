@@ -1,0 +1,84 @@
+"""`lamina-compile`: a model to accelerator files (`model.tprog`, `.tdata`, `.tmodel`) and every level's IR.
+
+    lamina-compile MODEL --arch NAME|FILE.tarch -o OUTDIR [--input-shape NAME=DIMxDIM...] [--random-weights SEED]
+
+Prints the compile summary (also written to OUTDIR/summary.txt and
+summary.json). While compiling, stderr shows each stage with the elapsed
+time: one line per stage, or one line rewritten in place on a terminal.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from typing import TextIO
+
+from lamina.backends.tcu.architecture import architecture_names
+from lamina.backends.tcu.compiler import compile_model
+from lamina.backends.tcu.summary import summary_text
+from lamina.frontend.onnx_importer import LIGHT_MODELS
+
+from .cli import run_tool
+from .lamina_import import _input_shapes
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="lamina-compile", description=__doc__.split("\n\n")[0].strip("`"),
+        epilog=f"Named architectures: {', '.join(architecture_names())}. "
+               f"MODEL may be light:NAME ({', '.join(LIGHT_MODELS)}) or a graph-dialect .mlir file.")
+    parser.add_argument("model", metavar="MODEL", help="the .onnx file, light:NAME, or a graph .mlir file")
+    parser.add_argument("--arch", required=True, metavar="ARCH", help="a named architecture or a .tarch file")
+    parser.add_argument("-o", dest="outdir", required=True, metavar="OUTDIR", help="directory for the files")
+    parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMxDIM...",
+                        help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
+    parser.add_argument("--random-weights", type=int, metavar="SEED",
+                        help="replace ConstantOfShape weights by seeded random ones (He-normal, calibrated "
+                             "batch norms; see frontend/random_weights.py)")
+    return parser
+
+
+class ProgressDisplay:
+    """Stage names with elapsed seconds on stderr; rewritten in place on a terminal."""
+
+    def __init__(self, stream: TextIO):
+        self.stream = stream
+        self.interactive = stream.isatty()
+        self.start = time.perf_counter()
+
+    def __call__(self, stage: str) -> None:
+        text = f"[{time.perf_counter() - self.start:7.1f} s] {stage}"
+        if self.interactive:
+            self.stream.write(f"\r\033[K{text}")
+        else:
+            self.stream.write(text + "\n")
+        self.stream.flush()
+
+    def finish(self) -> None:
+        if self.interactive:
+            self.stream.write("\r\033[K")
+            self.stream.flush()
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+
+    def body() -> None:
+        display = ProgressDisplay(sys.stderr)
+        try:
+            result = compile_model(args.model, args.arch, args.outdir, input_shapes=_input_shapes(args.input_shape),
+                                   random_weights=args.random_weights, progress=display)
+        finally:
+            display.finish()
+        if result.activation_peak is not None:
+            print(f"random weights (seed {args.random_weights}): largest |activation| on random inputs "
+                  f"{result.activation_peak:.3g}")
+        sys.stdout.write(summary_text(result.summary))
+        print(f"wrote {', '.join(result.files)} to {result.outdir}")
+
+    return run_tool("lamina-compile", body)
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
