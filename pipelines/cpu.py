@@ -16,7 +16,10 @@ BUFFERIZE = (
     "buffer-deallocation-pipeline",
 )
 
-# Structured ops to loops, then everything to the LLVM dialect.
+# Structured ops to loops, then everything to the LLVM dialect. Integer
+# `math.ipowi` has no LLVM lowering: `convert-math-to-funcs` outlines it as a
+# square-and-multiply function (the converter never passes it a negative
+# exponent, for which that function divides by zero).
 TO_LLVM = (
     "convert-linalg-to-loops",
     "convert-vector-to-scf{full-unroll=true}",
@@ -26,6 +29,7 @@ TO_LLVM = (
     "convert-vector-to-llvm",
     "finalize-memref-to-llvm",
     "convert-ub-to-llvm",
+    "convert-math-to-funcs",
     "convert-math-to-llvm",
     "convert-math-to-libm",
     "convert-arith-to-llvm",

@@ -35,6 +35,9 @@ class GraphToBuffers(Pipeline):
         return [
             f"graph-schedule{{strategy={self.scheduler}}}",
             "convert-graph-to-buffer",
+            # Concats become copies into their result's parts, which copy
+            # elimination below removes: producers write the parts directly.
+            "buffer-lower-concat",
             # IRGen frees every buffer at the end: tight lifetimes first, as the
             # next passes decide from them what may share memory.
             *TIGHTEN_LIFETIMES,

@@ -6,7 +6,9 @@ MLIR's ExecutionEngine. Compiled models are cached in process, keyed by a
 hash of the graph module's bytecode, so running one model many times
 compiles it once. The compiled function takes the inputs (placeholder
 order) then one out-parameter per output (save order), all as memref
-descriptors of NumPy arrays the caller owns.
+descriptors of NumPy arrays the caller owns. Bool and uint8 tensors are
+stored as i8 on the CPU path (`graph_to_linalg/storage.py`), so those arrays
+cross as int8 views of the same bytes.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ from lamina.dialects import model
 from lamina.dialects.context import make_context
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
+from lamina.passes.conversion.graph_to_linalg.storage import storage_dtype, stored
 from lamina.passes.pass_manager import run_pipeline
 
 from . import graph_interpreter
@@ -52,12 +55,12 @@ class CompiledModel:
     module: ir.Module  # keeps the context the engine was built from alive
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        arguments = [np.ascontiguousarray(array) for array in check_inputs(self.inputs, feeds).values()]
-        results = {name: np.empty(spec.shape, spec.dtype) for name, spec in self.outputs.items()}
+        arguments = [stored(array) for array in check_inputs(self.inputs, feeds).values()]
+        results = {name: np.empty(spec.shape, storage_dtype(spec.dtype)) for name, spec in self.outputs.items()}
         descriptors = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(array)))
                        for array in (*arguments, *results.values())]
         self.engine.invoke(self.function, *descriptors)
-        return results
+        return {name: array.view(self.outputs[name].dtype) for name, array in results.items()}
 
 
 _CACHE: dict[str, CompiledModel] = {}

@@ -26,10 +26,12 @@ class EliminateCopies(Pass):
     copy, `%t` is replaced by `%dest` everywhere (through a view of `%dest`
     with `%t`'s shape if the types differ): the instructions that filled `%t`
     fill `%dest`, and the copy and `%t` go. Legal when the buffer of `%dest`
-    is free for that: nothing uses it from `%t`'s first use up to the copy,
-    nothing writes it from the copy up to `%t`'s last read, and if it is an
-    alloc it is deallocated after `%t`'s last use (views included). If `%dest` is an alloc declared
-    after `%t`, its alloc moves up to `%t`'s.
+    is free for that: nothing uses its bytes from `%t`'s first use up to the copy,
+    nothing writes them from the copy up to `%t`'s last read, and if it is an
+    alloc it is deallocated after `%t`'s last use (views included). If `%dest`
+    is an alloc, or a view of one, declared after `%t`, the alloc and its views
+    move up to `%t`'s place: so the copies `buffer-lower-concat` leaves put each
+    concat input straight into its part of the result.
 
     Also erases copies of bytes onto themselves (same buffer, same bytes),
     which in-place rewriting and buffer sharing leave behind.
@@ -60,7 +62,7 @@ def _eliminate_one(module: ir.Operation) -> bool:
         temporary = buffers.get(root_buffer(src))
         target = buffers.get(root_buffer(dest))
         if temporary is not None and _can_retarget(copy, copied_at, temporary, target, index, defined_at):
-            _retarget(copy, temporary, moving_dest=defined_at[dest] > temporary.start)
+            _retarget(copy, temporary, defined_at)
             return True
     return False
 
@@ -73,15 +75,24 @@ def _can_retarget(copy: ir.Operation, copied_at: int, temporary: BufferInfo, tar
     first_use, last_read = temporary.first_use, temporary.last_use
     if first_use == copied_at or any(a.index > copied_at and a.role != "in" for a in temporary.accesses):
         return False
-    for access in target.accesses:
+    # Only accesses to the bytes `dest` covers matter: a concat's other parts may be written meanwhile.
+    for access in filter(lambda access: _touches(access.op, target.buffer, byte_range(dest)), target.accesses):
         if first_use <= access.index < copied_at:
             return False
         if copied_at < access.index <= last_read and access.role != "in":
             return False
     if target.kind == "alloc" and (target.end is None or target.end < _last_user(temporary, index)):
         return False
-    # `dest` must be defined before `%t`, or be an alloc that can move up there.
-    return dest in defined_at and (defined_at[dest] < temporary.start or defining_op(dest).name == "buffer.alloc")
+    # `dest` must be defined before `%t`, or be an alloc or views of one, which can move up there.
+    root = root_buffer(dest)
+    return dest in defined_at and (defined_at[root] < temporary.start or defining_op(root).name == "buffer.alloc")
+
+
+def _touches(op: ir.Operation, root: ir.Value, byte_span: tuple[int, int]) -> bool:
+    """Whether `op` names any byte of `root` in [begin, end)."""
+    begin, end = byte_span
+    return any(root_buffer(value) == root and byte_range(value)[0] < end and begin < byte_range(value)[1]
+               for value in op.operands)
 
 
 def _last_user(buffer: BufferInfo, index: dict[ir.Operation, int]) -> int:
@@ -89,12 +100,13 @@ def _last_user(buffer: BufferInfo, index: dict[ir.Operation, int]) -> int:
     return max(index[user] for user in users(buffer.buffer) if user.name != "buffer.dealloc")
 
 
-def _retarget(copy: ir.Operation, temporary: BufferInfo, moving_dest: bool) -> None:
-    """Replace `temporary` by the copy's destination (moving its alloc up first if `moving_dest`)."""
+def _retarget(copy: ir.Operation, temporary: BufferInfo, defined_at: dict[ir.Value, int]) -> None:
+    """Replace `temporary` by the copy's destination, first moving up what defines it after `temporary`."""
     dest, src = copy.operands
     temporary_alloc = defining_op(temporary.buffer)
-    if moving_dest:
-        defining_op(dest).move_before(temporary_alloc)
+    for definition in _definition_chain(dest):
+        if defined_at[definition.results[0]] > temporary.start:
+            definition.move_before(temporary_alloc)
     replacement = dest
     if dest.type != temporary.buffer.type:
         with ir.InsertionPoint(temporary_alloc), temporary_alloc.location:
@@ -105,3 +117,11 @@ def _retarget(copy: ir.Operation, temporary: BufferInfo, moving_dest: bool) -> N
     erase_unused_views(src)
     temporary.buffer.replace_all_uses_with(replacement)
     temporary_alloc.erase()
+
+
+def _definition_chain(value: ir.Value) -> list[ir.Operation]:
+    """The ops defining `value`: its root buffer's, then each view down to `value`'s."""
+    chain = [defining_op(value)]
+    while chain[-1].name == "buffer.view":
+        chain.append(defining_op(chain[-1].operands[0]))
+    return chain[::-1]

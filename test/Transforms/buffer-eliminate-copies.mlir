@@ -176,3 +176,28 @@ func.func @source_changes() {
   "buffer.dealloc"(%a) : (memref<2xf32>) -> ()
   return
 }
+
+// -----
+
+// Only the bytes the copy writes count. Here `%b` writes the same part of
+// `%d` the copy fills while `%a` is alive: computing `%a` in that part
+// would be overwritten, so the copy stays. (The other half of `%d` being
+// written meanwhile would not block: see buffer-lower-concat.mlir.)
+
+// CHECK-LABEL: func.func @same_bytes_written_meanwhile()
+// CHECK:         "buffer.copy"
+func.func @same_bytes_written_meanwhile() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<2xf32>
+  %y = "buffer.weight"() {name = "y", mutable = true, public = true, offset = -1 : i64} : () -> memref<4xf32>
+  %d = "buffer.alloc"() {name = "d", offset = -1 : i64} : () -> memref<4xf32>
+  %a = "buffer.alloc"() {name = "a", offset = -1 : i64} : () -> memref<2xf32>
+  "buffer.relu"(%a, %x) : (memref<2xf32>, memref<2xf32>) -> ()
+  %lo = "buffer.view"(%d) {byte_offset = 0 : i64} : (memref<4xf32>) -> memref<2xf32>
+  "buffer.neg"(%lo, %x) : (memref<2xf32>, memref<2xf32>) -> ()
+  "buffer.exp"(%y, %d) : (memref<4xf32>, memref<4xf32>) -> ()
+  "buffer.copy"(%lo, %a) : (memref<2xf32>, memref<2xf32>) -> ()
+  "buffer.dealloc"(%a) : (memref<2xf32>) -> ()
+  "buffer.copy"(%y, %d) : (memref<4xf32>, memref<4xf32>) -> ()
+  "buffer.dealloc"(%d) : (memref<4xf32>) -> ()
+  return
+}

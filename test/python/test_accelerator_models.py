@@ -59,21 +59,10 @@ def test_default_model_on_one_architecture(tmp_path):
     check_model_on_arch(*DEFAULT_CASE, tmp_path)
 
 
-# FP16BP8 loses DenseNet-121: a batch norm right after the first max pool
-# normalizes channels whose spread is a few LSBs (its input is already ~7 LSB
-# off), multiplying that error by ~30; the logits end 2.6 off (of 12.9) from
-# the rounded-constants reference. A precision limit of the data type with
-# these random statistics, not a compiler error: the simulator equals the HIR
-# executor (docs/accelerator.md, Results). arty-a7 fails earlier (DRAM1).
-DATA_TYPE_LIMITS = {("densenet121", arch) for arch in ("pynq-z1", "ultra96v2", "zcu104")}
-
-
 def cases():
     for name in LIGHT_MODELS:
         for arch in architecture_names():
-            marks = [pytest.mark.xfail(strict=True, reason="FP16BP8 precision (DATA_TYPE_LIMITS)")
-                     ] if (name, arch) in DATA_TYPE_LIMITS else []
-            yield pytest.param(name, arch, marks=marks, id=f"{name}-{arch}")
+            yield pytest.param(name, arch, id=f"{name}-{arch}")
 
 
 @pytest.mark.slow

@@ -102,6 +102,28 @@ def test_integer_binary(op_name, dtype):
     check(op_name, [lhs, rhs])
 
 
+def test_integer_pow_of_negative_exponents():
+    """Truncated like C's (int) pow: +-1 to the exponent's parity, 0 for |base| > 1; 0^-n is the
+    reference's cast of +inf (the integer minimum on x86) rather than a trapping division."""
+    for dtype in (I32, I64):
+        base = np.array([0, 0, 1, 1, -1, -1, 2, -2, 7, 0], dtype)
+        exponent = np.array([-1, -4, -3, -2, -3, -2, -1, -2, -5, 0], dtype)
+        with np.errstate(invalid="ignore"):  # the reference casts +inf for 0^-n
+            check("pow", [base, exponent])
+
+
+@pytest.mark.parametrize("op_name", ["less", "greater", "div", "max", "min", "add", "mul"])
+def test_uint8_above_127(op_name):
+    """uint8 is stored as i8: elements with the sign bit set still compare and divide unsigned."""
+    check(op_name, [integers(4, 6, low=0, high=256, dtype=U8), integers(4, 6, low=1, high=256, dtype=U8)])
+
+
+@pytest.mark.parametrize("op_name", ["add", "mul", "max", "min", "less", "greater"])
+def test_boolean_arithmetic(op_name):
+    """Booleans stay 0/1 bytes: add and mul are NumPy's logical or and and."""
+    check(op_name, [booleans(3, 4), booleans(3, 4)])
+
+
 def test_boolean_equal_and_where():
     check("equal", [booleans(4, 3), booleans(4, 3)])
     check("where", [booleans(4, 3), normal(4, 3), normal(4, 3)])
@@ -187,6 +209,8 @@ def test_float_reductions(op_name, axes, keepdims):
 def test_integer_reductions(op_name, dtype):
     x = integers(3, 5, low=0 if dtype == U8 else -50, high=50, dtype=dtype)
     check(op_name, [x], axes=[1], keepdims=False)
+    if dtype == U8:  # elements with the sign bit of their i8 storage set
+        check(op_name, [integers(3, 5, low=0, high=256, dtype=U8)], axes=[0, 1], keepdims=True)
 
 
 @pytest.mark.parametrize("axis", [0, 1, 2])
@@ -224,6 +248,14 @@ def test_reshape_to_and_from_scalars():
 def test_transpose():
     check("transpose", [normal(2, 3, 4)], perm=[2, 0, 1])
     check("transpose", [booleans(2, 3)], perm=[1, 0])
+
+
+def test_boolean_and_uint8_data_movement():
+    check("concat", [booleans(2, 3), booleans(1, 3)], axis=0)
+    check("gather", [booleans(4, 3), np.array([3, -1], I64)], axis=0)
+    check("pad", [booleans(2, 3)], pads=[1, 0, 0, 2], mode="constant", value=1.0)
+    check("reshape", [booleans(1, 1)], TensorSpec((), BOOL))
+    check("broadcast", [integers(3, 1, low=0, high=256, dtype=U8)], TensorSpec((2, 3, 4), U8))
 
 
 BROADCASTS = [((3, 1), (2, 3, 4)), ((1,), (2, 3)), ((1, 1), (3, 2)), ((4,), (2, 3, 4)), ((2, 1, 4), (2, 3, 4)),

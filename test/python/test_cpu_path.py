@@ -84,6 +84,22 @@ def test_window_ops_in_one_and_three_dimensions():
     check_node("AveragePool", {"x": randn(1, 2, 4, 5, 6)}, kernel_shape=[2, 2, 3], pads=[1, 0, 0, 1, 1, 1])
 
 
+def test_uint8_max_pools():
+    """ui8 is stored as i8: max pools compare unsigned (a generic, not the signed named op)."""
+    rng = np.random.default_rng(0)
+    check_node("MaxPool", {"x": rng.integers(0, 256, (1, 2, 5, 6)).astype(np.uint8)}, kernel_shape=[2, 2],
+               pads=[1, 1, 1, 1])
+    check_node("MaxPool", {"x": rng.integers(0, 256, (1, 2, 9)).astype(np.uint8)}, kernel_shape=[3], strides=[2])
+
+
+def test_boolean_and_uint8_constants():
+    """Initializers of bool and uint8 become i8 constants with the same bytes."""
+    rng = np.random.default_rng(1)
+    x = {"x": rng.integers(0, 256, (2, 3)).astype(np.uint8)}
+    check_node("Max", x, {"c": rng.integers(0, 256, (2, 3)).astype(np.uint8)})
+    check_node("Equal", {"x": rng.random((2, 3)) > 0.5}, {"c": np.array([[True, False, True]] * 2)})
+
+
 def test_resize_nearest():
     scales = np.array([1, 1, 2, 1.5], np.float32)
     check_node("Resize", {"x": randn(1, 2, 3, 4)}, {"roi": np.array([], np.float32), "scales": scales},

@@ -12,7 +12,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
-from lamina.dialects.types import TensorSpec, to_mlir
+from lamina.dialects.types import TensorSpec
+
+from .storage import storage_type, stored
 
 PARALLEL = "parallel"
 REDUCTION = "reduction"
@@ -20,21 +22,25 @@ REDUCTION = "reduction"
 Body = Callable[..., ir.Value]
 
 
-def tensor_type(spec_or_type: TensorSpec | ir.Type) -> ir.RankedTensorType:
-    if isinstance(spec_or_type, TensorSpec):
-        return to_mlir(spec_or_type)
-    return ir.RankedTensorType(spec_or_type)
+def tensor_type(type_: ir.Type) -> ir.RankedTensorType:
+    """A converted value's type (always a ranked tensor) with its shape and element type."""
+    return ir.RankedTensorType(type_)
 
 
 def is_float(element: ir.Type) -> bool:
     return isinstance(element, (ir.F16Type, ir.F32Type, ir.F64Type, ir.BF16Type))
 
 
+def scalar_attr(element: ir.Type, value) -> ir.Attribute:
+    """A float or integer attribute of one element type."""
+    if is_float(element):
+        return ir.FloatAttr.get(element, float(value))
+    return ir.IntegerAttr.get(element, int(value))
+
+
 def scalar(element: ir.Type, value) -> ir.Value:
     """An `arith.constant` of one element type (float or integer, incl. i1)."""
-    if is_float(element):
-        return arith.constant(element, ir.FloatAttr.get(element, float(value)))
-    return arith.constant(element, ir.IntegerAttr.get(element, int(value)))
+    return arith.constant(element, scalar_attr(element, value))
 
 
 def empty(type_: ir.RankedTensorType) -> ir.Value:
@@ -47,10 +53,18 @@ def filled(type_: ir.RankedTensorType, value) -> ir.Value:
 
 
 def dense_constant(array: np.ndarray) -> ir.Value:
-    """A compile-time NumPy array as an `arith.constant` tensor."""
-    array = np.ascontiguousarray(array)
-    type_ = to_mlir(TensorSpec(array.shape, array.dtype))
-    return arith.constant(type_, ir.DenseElementsAttr.get(array, type=type_.element_type, shape=list(array.shape)))
+    """A compile-time array of a graph dtype as an `arith.constant` tensor of its storage type."""
+    array = np.asarray(array)
+    type_ = storage_type(TensorSpec(array.shape, array.dtype))
+    elements = np.atleast_1d(stored(array))  # the bindings want >= 1-D; the explicit shape keeps 0-d
+    return arith.constant(type_, ir.DenseElementsAttr.get(elements, type=type_.element_type, shape=list(type_.shape)))
+
+
+def splat_constant(spec: TensorSpec, value) -> ir.Value:
+    """A tensor of `spec` with every element `value` (cast as NumPy's astype does), as a splat constant."""
+    type_ = storage_type(spec)
+    element = scalar_attr(type_.element_type, stored(value, spec.dtype)[()])
+    return arith.constant(type_, ir.DenseElementsAttr.get_splat(type_, element))
 
 
 def dims(*positions: int) -> list[ir.AffineExpr]:
@@ -124,8 +138,3 @@ def add(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
 
 def multiply(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return arith.mulf(lhs, rhs) if is_float(lhs.type) else arith.muli(lhs, rhs)
-
-
-def maximum(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
-    """NaN-propagating for floats (as NumPy's maximum), signed for integers."""
-    return arith.maximumf(lhs, rhs) if is_float(lhs.type) else arith.maxsi(lhs, rhs)

@@ -9,11 +9,14 @@ from mlir.dialects import arith, func
 
 from lamina.dialects.context import InvalidIR, Problem
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import OpView
 from lamina.dialects.model import main_function
 from lamina.dialects.types import UnsupportedType
 from lamina.passes.registry import Pass, PassError, register_pass
 
+from .builders import dense_constant, splat_constant
 from .registry import CONVERTERS
+from .storage import storage_dtype, storage_type
 
 # Ops the driver converts itself: they are the function's interface and its data.
 _INTERFACE = frozenset({"placeholder", "save", "constant", "splat"})
@@ -29,9 +32,11 @@ class ConvertGraphToLinalg(Pass):
     order), each `graph.save` a result (program order), `graph.constant` and
     `graph.splat` become `arith.constant`s, and every other graph op is
     replaced by what its registered converter builds (`registry.py`), at the
-    op's location. The function gets `llvm.emit_c_interface` so the
-    ExecutionEngine can call it with memref descriptors. No Lamina op is
-    left: upstream `mlir-opt` reads the result without Lamina's dialects.
+    op's location. Every value has its CPU storage type (`storage.py`:
+    booleans and ui8 as i8), arguments and results included. The function
+    gets `llvm.emit_c_interface` so the ExecutionEngine can call it with
+    memref descriptors. No Lamina op is left: upstream `mlir-opt` reads the
+    result without Lamina's dialects.
 
     Legal on a model whose function holds only graph ops. Graph ops without
     a converter are reported together, each at its location.
@@ -49,8 +54,8 @@ class ConvertGraphToLinalg(Pass):
         saves = [g for g in graph_ops if g.name == "graph.save"]
         name = ir.StringAttr(old.attributes["sym_name"]).value
         with ir.InsertionPoint(old), old.location:
-            new = func.FuncOp(name, ir.FunctionType.get([p.results[0].type for p in placeholders],
-                                                        [s.operands[0].type for s in saves]))
+            new = func.FuncOp(name, ir.FunctionType.get([storage_type(p.results[0].type) for p in placeholders],
+                                                        [storage_type(s.operands[0].type) for s in saves]))
             new.attributes["llvm.emit_c_interface"] = ir.UnitAttr.get()
             entry = new.add_entry_block([p.location for p in placeholders])
         values: dict[ir.Value, ir.Value] = {p.results[0]: arg for p, arg in zip(placeholders, entry.arguments)}
@@ -81,22 +86,28 @@ def _check_convertible(graph_ops: list[ir.Operation]) -> None:
 def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
     view = GRAPH.view(graph_op)
     if view.name in ("constant", "splat"):
-        results = [_constant(graph_op)]
+        results = [_constant(view)]
     else:
         try:
             results = CONVERTERS[view.name](view, [values[operand] for operand in graph_op.operands])
         except (UnsupportedType, NotImplementedError) as error:
             raise PassError(f"'graph.{view.name}': {error}", graph_op.location) from None
     for old, new in zip(graph_op.results, results, strict=True):
-        if new.type != old.type:
-            raise PassError(f"'graph.{view.name}' converted to {new.type}, expected {old.type}", graph_op.location)
+        expected = storage_type(old.type)
+        if new.type != expected:
+            raise PassError(f"'graph.{view.name}' converted to {new.type}, expected {expected} "
+                            f"(the storage of {old.type})", graph_op.location)
         values[old] = new
 
 
-def _constant(graph_op: ir.Operation) -> ir.Value:
-    """`graph.constant` keeps its elements attribute; `graph.splat` becomes a splat of its value."""
-    result_type = graph_op.results[0].type
-    value = graph_op.attributes["value"]
-    if graph_op.name == "graph.splat":
-        value = ir.DenseElementsAttr.get_splat(result_type, value)
-    return arith.constant(result_type, value)
+def _constant(view: OpView) -> ir.Value:
+    """`graph.splat` as a splat constant, `graph.constant` as a dense one, both in storage form.
+
+    A constant stored as its own type keeps its attribute, so weights are not copied.
+    """
+    spec = view.result_specs()[0]
+    if view.name == "splat":
+        return splat_constant(spec, view.attr("value"))
+    if storage_dtype(spec.dtype) != spec.dtype:
+        return dense_constant(view.attr("value"))
+    return arith.constant(storage_type(spec), view.op.attributes["value"])

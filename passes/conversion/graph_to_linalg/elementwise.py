@@ -3,12 +3,9 @@
 The graph broadcasts explicitly, so every operand of an element-wise op has
 the result's shape and one identity-mapped generic suffices. Bodies follow
 the reference kernels (`runtime/graph_kernels.py`) for every element type.
-
-Element storage on the CPU path (`storage_type`): `arith` computes on
-signless integers only, and upstream's memref-to-LLVM lowering cannot store
-i1 elements (it asserts), so booleans live as i8 bytes holding 0 or 1 (NumPy's
-own bool layout) and ui8 as i8; `Scalars` knows each value's graph dtype and
-picks the signed, unsigned or boolean arith op accordingly.
+Elements are in their CPU storage form (`storage.py`: booleans and ui8 as
+i8), so `Scalars` knows each value's graph dtype and picks the signed,
+unsigned or boolean arith op accordingly.
 """
 
 from __future__ import annotations
@@ -21,24 +18,11 @@ from mlir import ir
 from mlir.dialects import arith, math
 
 from lamina.dialects.irdl import OpView
-from lamina.dialects.types import TensorSpec, to_mlir
+from lamina.dialects.types import element_type
 
-from .builders import is_float, map_elements, scalar
+from .builders import map_elements, scalar
 from .registry import converts
-
-_BOOL = np.dtype(np.bool_)
-
-
-def storage_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype holding a graph dtype's elements on the CPU path (bool and ui8 as i8)."""
-    dtype = np.dtype(dtype)
-    return np.dtype(np.int8) if dtype in (_BOOL, np.dtype(np.uint8)) else dtype
-
-
-def storage_type(spec: TensorSpec) -> ir.RankedTensorType:
-    """The builtin tensor type holding a graph value of `spec` on the CPU path."""
-    return to_mlir(spec.with_dtype(storage_dtype(spec.dtype)))
-
+from .storage import result_type, storage_dtype, stored
 
 # ---------------------------------------------------------------------------
 # Scalar arithmetic on the stored elements of one graph dtype.
@@ -62,23 +46,25 @@ class Scalars:
 
     @property
     def element(self) -> ir.Type:
-        return storage_type(TensorSpec((), self.dtype)).element_type
+        return element_type(storage_dtype(self.dtype))
 
     def stored(self, value):
         """A Python number cast to `dtype` (as NumPy's astype does), as its stored bits read."""
-        return np.asarray(value).astype(self.dtype).view(storage_dtype(self.dtype))[()]
+        return stored(value, self.dtype)[()]
 
     def constant(self, value) -> ir.Value:
         return scalar(self.element, self.stored(value))
 
     def add(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        return arith.addf(a, b) if self.kind == "f" else arith.addi(a, b)
+        """For booleans NumPy's logical or, which keeps stored booleans 0 or 1."""
+        return {"f": arith.addf, "b": arith.ori}.get(self.kind, arith.addi)(a, b)
 
     def sub(self, a: ir.Value, b: ir.Value) -> ir.Value:
         return arith.subf(a, b) if self.kind == "f" else arith.subi(a, b)
 
     def mul(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        return arith.mulf(a, b) if self.kind == "f" else arith.muli(a, b)
+        """For booleans NumPy's logical and."""
+        return {"f": arith.mulf, "b": arith.andi}.get(self.kind, arith.muli)(a, b)
 
     def max(self, a: ir.Value, b: ir.Value) -> ir.Value:
         """NaN-propagating for floats, like NumPy's maximum."""
@@ -111,13 +97,25 @@ class Scalars:
         return arith.select(by_zero, zero, quotient)
 
     def pow(self, a: ir.Value, b: ir.Value) -> ir.Value:
-        """`math.powf`, or `math.ipowi` (negative exponents truncate like C's (int) pow)."""
+        """`math.powf`, or `math.ipowi` (wrapping) with negative exponents handled here, as the kernel does.
+
+        A negative exponent truncates a^b toward zero like C's (int) pow:
+        a^b for a = +-1 (a to the exponent's parity), 0 for |a| > 1, and for
+        a = 0 the integer minimum (what the kernel's cast of +inf gives on
+        x86). `math.ipowi` only ever sees exponents >= 0: upstream's outlined
+        implementation divides by zero for 0^-n, which traps.
+        """
         if self.kind == "f":
             return math.powf(a, b)
-        if self.kind == "i":
-            return math.ipowi(a, b)
-        wide = ir.IntegerType.get_signless(64)  # unsigned: exact modulo 2^8 through i64
-        return arith.trunci(self.element, math.ipowi(arith.extui(wide, a), arith.extui(wide, b)))
+        if self.kind != "i":
+            wide = ir.IntegerType.get_signless(64)  # unsigned: exact modulo 2^8 through i64
+            return arith.trunci(self.element, math.ipowi(arith.extui(wide, a), arith.extui(wide, b)))
+        zero, one = self.constant(0), self.constant(1)
+        negative = self.compare("lt", b, zero)
+        power = math.ipowi(a, arith.select(negative, arith.andi(b, one), b))
+        unit = arith.ori(self.compare("eq", a, one), self.compare("eq", a, self.constant(-1)))
+        reciprocal = arith.select(self.compare("eq", a, zero), self.constant(np.iinfo(self.dtype).min), zero)
+        return arith.select(negative, arith.select(unit, power, reciprocal), power)
 
     def neg(self, x: ir.Value) -> ir.Value:
         return arith.negf(x) if self.kind == "f" else arith.subi(self.constant(0), x)
@@ -170,34 +168,12 @@ class Scalars:
         return arith.select(positive, arith.divf(one, denominator), arith.divf(e, denominator))
 
 
-def _of_value(value: ir.Value) -> Scalars:
-    """Scalars for a float or signed-integer value, judged by its MLIR type alone."""
-    return Scalars(np.float32 if is_float(value.type) else np.int64)
-
-
-def add(a: ir.Value, b: ir.Value) -> ir.Value:
-    return _of_value(a).add(a, b)
-
-
-def multiply(a: ir.Value, b: ir.Value) -> ir.Value:
-    return _of_value(a).mul(a, b)
-
-
-def maximum(a: ir.Value, b: ir.Value) -> ir.Value:
-    return _of_value(a).max(a, b)
-
-
 def _float_width(element: ir.Type) -> int:
     return {ir.F16Type: 16, ir.BF16Type: 16, ir.F32Type: 32, ir.F64Type: 64}[type(element)]
 
 
 def operand_scalars(op: OpView, index: int = 0) -> Scalars:
     return Scalars(op.operand_specs()[index].dtype)
-
-
-def result_type(op: OpView, index: int = 0) -> ir.RankedTensorType:
-    """The stored type of the op's result `index`."""
-    return storage_type(op.result_specs()[index])
 
 
 # ---------------------------------------------------------------------------

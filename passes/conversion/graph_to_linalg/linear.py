@@ -20,6 +20,7 @@ from .builders import (PARALLEL, REDUCTION, add, affine_map, broadcast_along, di
                        tensor_type)
 from .registry import converts
 from .shape import insert
+from .storage import result_type
 
 # Grouped 2-D convolutions with at most this many groups become one named (vectorized)
 # convolution per group; more groups (depthwise) would be too many ops: one generic.
@@ -29,11 +30,11 @@ MAX_SPLIT_GROUPS = 8
 @converts("convolution")
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
-    result_type = tensor_type(view.op.results[0].type)
-    rank = result_type.rank - 2
+    out = result_type(view)
+    rank = out.rank - 2
     pads = view.attr("pads")
     padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], 0)
-    init = broadcast_along(bias, result_type, 1)
+    init = broadcast_along(bias, out, 1)
     strides, dilations = list(view.attr("strides")), list(view.attr("dilations"))
     group = view.attr("group")
     if rank == 2 and group == 1:
@@ -98,16 +99,16 @@ def _multiply_accumulate(lhs: ir.Value, rhs: ir.Value, accumulator: ir.Value) ->
 @converts("fully_connected")
 def fully_connected(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, weights, bias = operands
-    init = broadcast_along(bias, tensor_type(view.op.results[0].type), 1)
+    init = broadcast_along(bias, result_type(view), 1)
     return [linalg.matmul(data, weights, outs=[init])]
 
 
 @converts("matmul")
 def matmul(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     lhs, rhs = operands
-    result_type = tensor_type(view.op.results[0].type)
+    out = result_type(view)
     lhs_shape, rhs_shape = list(tensor_type(lhs.type).shape), list(tensor_type(rhs.type).shape)
-    init = filled(result_type, 0)
+    init = filled(out, 0)
     if len(lhs_shape) == len(rhs_shape) == 2:
         return [linalg.matmul(lhs, rhs, outs=[init])]
     if len(lhs_shape) == len(rhs_shape) == 3 and lhs_shape[0] == rhs_shape[0]:

@@ -23,9 +23,10 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
 from .builders import PARALLEL, REDUCTION, affine_map, dims, empty, generic, identity_map
-from .elementwise import Scalars, storage_type
+from .elementwise import Scalars
 from .registry import converts
 from .shape import add_unit_dims
+from .storage import storage_type
 
 
 def _shape(value: ir.Value) -> list[int]:

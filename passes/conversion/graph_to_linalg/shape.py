@@ -21,8 +21,9 @@ from mlir.dialects import arith, linalg, tensor
 from lamina.dialects.irdl import OpView
 
 from .builders import PARALLEL, affine_map, dims, empty, generic, identity_map, pad
-from .elementwise import Scalars, result_type
+from .elementwise import Scalars
 from .registry import converts
+from .storage import result_type
 
 Reassociation = list[list[int]]
 

@@ -3,7 +3,8 @@
 The window geometry (padding, ceil-mode overhang, average-pool divisors)
 comes from the reference kernels' own helpers (`runtime/window_kernels.py`),
 so both paths agree on every edge case by construction. 2-D pools use the
-named `linalg.pooling_nchw_max/sum`; other ranks one `linalg.generic`.
+named `linalg.pooling_nchw_max/sum`; other ranks (and unsigned max pools)
+one `linalg.generic`.
 """
 
 from __future__ import annotations
@@ -13,25 +14,33 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 from lamina.dialects.irdl import OpView
-from lamina.dialects.types import dtype_of
 from lamina.runtime.graph_kernels import nearest_source_indices
 from lamina.runtime.window_kernels import WindowAxis, _divisors, _lowest, window_axes
 
-from .builders import (PARALLEL, REDUCTION, add, affine_map, dense_constant, dims, empty, filled, generic,
-                       identity_map, is_float, map_elements, maximum, pad, scalar, tensor_type)
+from .builders import (PARALLEL, REDUCTION, affine_map, dense_constant, dims, empty, filled, generic, identity_map,
+                       is_float, map_elements, pad, scalar, tensor_type)
+from .elementwise import operand_scalars
 from .registry import converts
+from .storage import result_type
 
 
-def _pool(data: ir.Value, result_type: ir.RankedTensorType, axes: list[WindowAxis], kind: str, padding) -> ir.Value:
-    """Max or sum of each window of `data` (padded with `padding`), into `result_type`."""
+def _pool(view: OpView, data: ir.Value, axes: list[WindowAxis], kind: str) -> ir.Value:
+    """Max or sum of each window of `data`, into the op's result.
+
+    Max pads with the dtype's lowest value (padding never wins), sum with 0.
+    2-D pools are the named ops, except unsigned max pools: the named max
+    compares signed, and ui8 is stored as i8.
+    """
+    s, out = operand_scalars(view), result_type(view)
+    padding = s.stored(_lowest(s.dtype)) if kind == "max" else 0
     low = [0, 0, *(a.pad_begin for a in axes)]
     high = [0, 0, *(a.padded_end for a in axes)]
     padded = pad(data, low, high, padding)
-    init = filled(result_type, padding)
+    init = filled(out, padding)
     strides, dilations = [a.stride for a in axes], [a.dilation for a in axes]
     # The window's extents bound the tap loops: a [k...] operand no one reads (as the named ops take it).
-    window = tensor.empty([a.kernel for a in axes], result_type.element_type)
-    if len(axes) == 2:
+    window = tensor.empty([a.kernel for a in axes], out.element_type)
+    if len(axes) == 2 and s.kind != "u":
         named = linalg.pooling_nchw_max if kind == "max" else linalg.pooling_nchw_sum
         return named(padded, window, outs=[init], strides=strides, dilations=dilations)
     rank = len(axes)
@@ -41,7 +50,7 @@ def _pool(data: ir.Value, result_type: ir.RankedTensorType, axes: list[WindowAxi
     num_dims = 2 + 2 * rank
     maps = [affine_map(num_dims, [d(0), d(1), *positions]), affine_map(num_dims, dims(*taps)),
             affine_map(num_dims, dims(0, 1, *outs))]
-    combine = maximum if kind == "max" else add
+    combine = s.max if kind == "max" else s.add
     (result,) = generic([padded, window], [init], maps, [PARALLEL] * (2 + rank) + [REDUCTION] * rank,
                         lambda element, _, accumulator: combine(accumulator, element))
     return result
@@ -59,47 +68,38 @@ def _global_axes(data: ir.Value) -> list[WindowAxis]:
     return window_axes(spatial, spatial, [1] * len(spatial), [0] * (2 * len(spatial)))
 
 
-def _element_dtype(type_: ir.RankedTensorType) -> np.dtype:
-    return dtype_of(type_.element_type)
-
-
 @converts("max_pool")
 def max_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
-    result_type = tensor_type(view.op.results[0].type)
-    lowest = _lowest(_element_dtype(result_type))
-    return [_pool(operands[0], result_type, _axes(view, with_dilations=True), "max", lowest)]
+    return [_pool(view, operands[0], _axes(view, with_dilations=True), "max")]
 
 
 @converts("global_max_pool")
 def global_max_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
-    result_type = tensor_type(view.op.results[0].type)
-    lowest = _lowest(_element_dtype(result_type))
-    return [_pool(operands[0], result_type, _global_axes(operands[0]), "max", lowest)]
+    return [_pool(view, operands[0], _global_axes(operands[0]), "max")]
 
 
 @converts("avg_pool")
 def avg_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     axes = _axes(view, with_dilations=False)
-    return [_average(operands[0], tensor_type(view.op.results[0].type), axes,
-                     _divisors(axes, view.attr("count_include_pad")))]
+    return [_average(view, operands[0], axes, _divisors(axes, view.attr("count_include_pad")))]
 
 
 @converts("global_avg_pool")
 def global_avg_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     axes = _global_axes(operands[0])
-    return [_average(operands[0], tensor_type(view.op.results[0].type), axes, _divisors(axes, True))]
+    return [_average(view, operands[0], axes, _divisors(axes, True))]
 
 
-def _average(data: ir.Value, result_type: ir.RankedTensorType, axes: list[WindowAxis],
-             divisors: np.ndarray) -> ir.Value:
+def _average(view: OpView, data: ir.Value, axes: list[WindowAxis], divisors: np.ndarray) -> ir.Value:
     """Window sums divided by a compile-time [out...] divisor per position."""
-    if not is_float(result_type.element_type):
+    out = result_type(view)
+    if not is_float(out.element_type):
         raise NotImplementedError("average pooling of integers is not supported on the CPU path")
-    sums = _pool(data, result_type, axes, "sum", 0)
-    divisor = dense_constant(divisors.astype(_element_dtype(result_type)))
-    rank = result_type.rank
+    sums = _pool(view, data, axes, "sum")
+    divisor = dense_constant(divisors.astype(operand_scalars(view).dtype))
+    rank = out.rank
     maps = [identity_map(rank), affine_map(rank, dims(*range(2, rank))), identity_map(rank)]
-    (result,) = generic([sums, divisor], [empty(result_type)], maps, [PARALLEL] * rank,
+    (result,) = generic([sums, divisor], [empty(out)], maps, [PARALLEL] * rank,
                         lambda total, count, _: arith.divf(total, count))
     return result
 
@@ -108,11 +108,11 @@ def _average(data: ir.Value, result_type: ir.RankedTensorType, axes: list[Window
 def lrn(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """y = x / (bias + alpha / size * sum of x^2 over `size` neighbouring channels) ^ beta."""
     (data,) = operands
-    result_type = tensor_type(view.op.results[0].type)
-    element = result_type.element_type
-    size, rank = view.attr("size"), result_type.rank
+    out = result_type(view)
+    element = out.element_type
+    size, rank = view.attr("size"), out.rank
     before = (size - 1) // 2
-    squares = map_elements(result_type, [data], lambda x: arith.mulf(x, x))
+    squares = map_elements(out, [data], lambda x: arith.mulf(x, x))
     low, high = [0] * rank, [0] * rank
     low[1], high[1] = before, size - 1 - before
     padded = pad(squares, low, high, 0)
@@ -121,7 +121,7 @@ def lrn(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     window = tensor.empty([size], element)
     maps = [affine_map(rank + 1, [d(0), d(1) + d(rank), *dims(*range(2, rank))]),
             affine_map(rank + 1, dims(rank)), affine_map(rank + 1, dims(*range(rank)))]
-    (sums,) = generic([padded, window], [filled(result_type, 0)], maps, [PARALLEL] * rank + [REDUCTION],
+    (sums,) = generic([padded, window], [filled(out, 0)], maps, [PARALLEL] * rank + [REDUCTION],
                       lambda square, _, total: arith.addf(total, square))
     alpha, beta, bias = view.attr("alpha"), view.attr("beta"), view.attr("bias")
 
@@ -130,24 +130,24 @@ def lrn(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
         base = arith.addf(scalar(element, bias), scaled)
         return arith.divf(x, math.powf(base, scalar(element, beta)))
 
-    return [map_elements(result_type, [data, sums], normalize)]
+    return [map_elements(out, [data, sums], normalize)]
 
 
 @converts("resize_nearest")
 def resize_nearest(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """Each output element reads the input at per-axis source indices computed at compile time."""
     (data,) = operands
-    source_type, result_type = tensor_type(data.type), tensor_type(view.op.results[0].type)
+    source_type, out = tensor_type(data.type), result_type(view)
     scales = view.attr("scales")
-    tables = [dense_constant(nearest_source_indices(size, out, scale, view.attr("coordinate_transformation_mode"),
+    tables = [dense_constant(nearest_source_indices(size, out_size, scale, view.attr("coordinate_transformation_mode"),
                                                     view.attr("nearest_mode")))
-              for size, out, scale in zip(source_type.shape, result_type.shape, scales)]
-    rank = result_type.rank
+              for size, out_size, scale in zip(source_type.shape, out.shape, scales)]
+    rank = out.rank
     maps = [affine_map(rank, dims(axis)) for axis in range(rank)] + [identity_map(rank)]
 
     def gather(*indices_and_out: ir.Value) -> ir.Value:
         indices = [arith.index_cast(ir.IndexType.get(), i) for i in indices_and_out[:rank]]
         return tensor.extract(data, indices)
 
-    (result,) = generic(tables, [empty(result_type)], maps, [PARALLEL] * rank, gather)
+    (result,) = generic(tables, [empty(out)], maps, [PARALLEL] * rank, gather)
     return [result]
