@@ -11,16 +11,3 @@ func.func @not_a_graph() {
   return
 }
 
-// -----
-
-// Every graph op without a CPU lowering is reported, each at its node.
-
-// CHECK: node 'up': error: 'graph.conv_transpose' has no CPU (linalg) lowering
-func.func @missing() {
-  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x1x2x2xf32>
-  %w = "graph.splat"() {value = 1.0 : f32} : () -> tensor<1x1x2x2xf32>
-  %b = "graph.splat"() {value = 0.0 : f32} : () -> tensor<1xf32>
-  %y = "graph.conv_transpose"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, output_padding = array<i64: 0, 0>, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x1x2x2xf32>, tensor<1x1x2x2xf32>, tensor<1xf32>) -> tensor<1x1x3x3xf32> loc("up")
-  "graph.save"(%y) {name = "y"} : (tensor<1x1x3x3xf32>) -> ()
-  return
-}
