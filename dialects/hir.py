@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import json
 
+import numpy as np
 from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture, parse_architecture
@@ -129,18 +130,44 @@ def _matmul(ins, attrs, declared):
     else:
         ho, wo = window_output_shape(data.shape, attrs)
         _require(output.shape[2:] == (ho, wo), f"output {output} must be {ho}x{wo} pixels for input {data}")
-    _require(weights.rank == 2 and weights.shape[1] >= 2 and weights.shape[0] % (weights.shape[1] + 1) == 0,
-             f"weights must be whole tiles of N+1 vectors of N lanes, got {weights}")
+    _require(weights.rank == 2 and weights.shape[1] >= 2, f"weights must be vectors of N >= 2 lanes, got {weights}")
     _require(data.dtype == output.dtype == weights.dtype, "input, output and weights must share an element type")
-    lanes = weights.shape[1]
-    ci, co = data.shape[1], output.shape[1]
-    expected_slots = channel_tiles(co, lanes) * kh * kw * channel_tiles(ci, lanes)
-    slots = attrs["tile_slots"]
-    _require(len(slots) == expected_slots,
-             f"tile_slots needs one entry per (co_t, kh, kw, ci_t) = {expected_slots}, got {len(slots)}")
-    tiles = weights.shape[0] // (lanes + 1)
-    _require(all(-1 <= slot < tiles for slot in slots), f"tile_slots must index the {tiles} tiles or be -1")
+    _tile_slots(attrs["tile_slots"], weights, data.shape[1], output.shape[1], kh * kw)
     return []
+
+
+def _tile_slots(slots, weights: TensorSpec, ci: int, co: int, pixels: int) -> None:
+    """`tile_slots` numbers the present tiles in order, every co_t has one, and the weights hold exactly them."""
+    lanes = weights.shape[1]
+    co_tiles = channel_tiles(co, lanes)
+    expected = co_tiles * pixels * channel_tiles(ci, lanes)
+    _require(len(slots) == expected,
+             f"tile_slots needs one entry per (co_t, kh, kw, ci_t) = {expected}, got {len(slots)}")
+    present = [slot for slot in slots if slot != -1]
+    _require(present == list(range(len(present))),
+             "tile_slots must number the present tiles 0, 1, ... in (co_t, kh, kw, ci_t) order (-1 = absent)")
+    per_co_t = np.asarray(slots).reshape(co_tiles, -1)
+    _require(bool((per_co_t >= 0).any(axis=1).all()),
+             "every output channel tile needs a present tile (it carries the bias)")
+    vectors = len(present) * lanes + co_tiles
+    _require(weights.shape[0] == vectors,
+             f"weights must be {vectors} vectors of N lanes ({co_tiles} bias vectors and {len(present)} tiles of "
+             f"N vectors), got {weights}")
+
+
+def matmul_weight_offsets(tile_slots, co_tiles: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
+    """(vector offset of each slot's tile in the weights object or -1 if absent, offset of each co_t's bias vector).
+
+    The weights object holds, co_t after co_t, the bias vector of co_t then its present tiles (N vectors,
+    rows of input lanes 0..N-1) in slot order. So tile k of co_t starts at k*N + co_t + 1, and a co_t's bias
+    sits right before its first present tile: tile and bias load with one DataMove of N+1 vectors, while the
+    other tiles carry no stored zero bias row (docs/accelerator.md, `hir.matmul`).
+    """
+    slots = np.asarray(tile_slots, np.int64).reshape(co_tiles, -1)
+    co_t = np.arange(co_tiles)
+    tiles = np.where(slots >= 0, slots * lanes + co_t[:, None] + 1, -1)
+    tiles_before = np.concatenate([[0], np.cumsum((slots >= 0).sum(axis=1))[:-1]])
+    return tiles.reshape(-1), tiles_before * lanes + co_t
 
 
 def _channel(ins, attrs, declared):
@@ -190,8 +217,10 @@ HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of st
        attrs={"base": I64, "value": ELEMENTS}, shape_fn=_consts)
 HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.", attrs=LAYER,
        shape_fn=_declared_object)
-HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (tile_slots: "
-       "tile per (co_t, kh, kw, ci_t), -1 = all-zero).", operands=("output", "input", "weights"), results=(),
+HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (weights: per "
+       "co_t its bias vector, then its present tiles of N vectors; tile_slots: the tile's number per "
+       "(co_t, kh, kw, ci_t), present tiles numbered in order, -1 = all-zero).",
+       operands=("output", "input", "weights"), results=(),
        attrs={**LAYER, "kernel": I64S, "strides": I64S, "pads": I64S, "dilations": I64S, "tile_slots": I64S},
        roles=OUT, shape_fn=_matmul)
 HIR.op("load", "Vars -> Temp.", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,

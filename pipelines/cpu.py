@@ -66,9 +66,11 @@ class GraphToCpu(Pipeline):
         return [
             "convert-graph-to-linalg",
             "canonicalize",
+            # Before element-wise fusion: its reshape propagation would turn the matmuls
+            # convolutions become (between collapse/expand_shapes) into generics.
+            *(("cpu-vectorize",) if self.vectorize else ()),
             "linalg-fuse-elementwise-ops",
             "canonicalize",
-            *(("cpu-vectorize",) if self.vectorize else ()),
             *BUFFERIZE,
             *TO_LLVM,
         ]

@@ -27,7 +27,7 @@ from lamina.backends.tcu.data_layout import as_nchw, channel_tiles, from_vectors
 from lamina.backends.tcu.fixed_point import DataType, scale_factors
 from lamina.dialects.context import check_module, parse_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.dialects.hir import HIR, architecture_of, interface_of, window_output_shape
+from lamina.dialects.hir import HIR, architecture_of, interface_of, matmul_weight_offsets, window_output_shape
 from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as graph_inputs
 from lamina.dialects.types import TensorSpec, spec_of
@@ -210,7 +210,11 @@ class _Machine:
 
 def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[int, ...], data_type: DataType,
            lanes: int) -> np.ndarray:
-    """`hir.matmul`: per (kh, kw, ci_t), one array pass for every channel tile with a present tile there."""
+    """`hir.matmul`: per (kh, kw, ci_t), one array pass for every channel tile with a present tile there.
+
+    A pass adds the co_t's bias only on its first present tile (the one that overwrites), as the array
+    does with the bias row the scheduler loads there and the zero row it pushes for the others.
+    """
     n, ci, height, width = as_nchw(data.shape)
     _, co, ho, wo = as_nchw(out_shape) if len(out_shape) == 4 else (out_shape[0], out_shape[1], 1, 1)
     kh, kw = attrs["kernel"]
@@ -220,21 +224,22 @@ def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[in
     ci_tiles, co_tiles = channel_tiles(ci, lanes), channel_tiles(co, lanes)
     padded = np.zeros((n, ci_tiles * lanes, height + top + bottom, width + left + right), dtype=np.int64)
     padded[:, :ci, top:top + height, left:left + width] = data.reshape(n, ci, height, width)
-    tiles = image.reshape(-1, lanes + 1, lanes)
-    slots = np.asarray(attrs["tile_slots"]).reshape(co_tiles, kh, kw, ci_tiles)
+    offsets, bias_offsets = matmul_weight_offsets(attrs["tile_slots"], co_tiles, lanes)
+    offsets = offsets.reshape(co_tiles, kh, kw, ci_tiles)
     acc = np.zeros((n * ho * wo, co_tiles, lanes), dtype=np.int64)
     started = np.zeros(co_tiles, dtype=bool)
     for y, x, c in itertools.product(range(kh), range(kw), range(ci_tiles)):
-        present = np.flatnonzero(slots[:, y, x, c] >= 0)
+        present = np.flatnonzero(offsets[:, y, x, c] >= 0)
         if present.size == 0:
             continue
         patch = padded[:, c * lanes:(c + 1) * lanes, y * dh:y * dh + sh * (ho - 1) + 1:sh,
                        x * dw:x * dw + sw * (wo - 1) + 1:sw]
         vectors = patch.transpose(0, 2, 3, 1).reshape(-1, lanes)
-        loaded = tiles[slots[present, y, x, c]]  # (k, N+1, N): bias row, then rows of input lanes
-        weights = loaded[:, 1:, :].transpose(1, 0, 2).reshape(lanes, -1)
-        passes = data_type.matmul(vectors, weights, loaded[:, 0, :].reshape(-1)).reshape(-1, present.size, lanes)
+        loaded = image[offsets[present, y, x, c][:, None] + np.arange(lanes)]  # (k, N, N): rows of input lanes
+        weights = loaded.transpose(1, 0, 2).reshape(lanes, -1)
         first = ~started[present]
+        bias = np.where(first[:, None], image[bias_offsets[present]], 0)
+        passes = data_type.matmul(vectors, weights, bias.reshape(-1)).reshape(-1, present.size, lanes)
         acc[:, present] = np.where(first[None, :, None], passes, data_type.add(acc[:, present], passes))
         started[present] = True
     result = acc.reshape(n, ho, wo, co_tiles * lanes).transpose(0, 3, 1, 2)[:, :co]

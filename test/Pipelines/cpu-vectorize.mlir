@@ -1,16 +1,24 @@
 // RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg,cpu-vectorize)' | FileCheck %s
 
-// A 2-D convolution is tiled with the largest divisors up to 1 x 8 filters
-// x 1 row x 16 columns x 8 channels x 1 x 1 taps (here 12 filters -> 6, 14
-// columns -> 14, untiled), decomposed to 1-D and vectorized; the tag the
-// pass uses to find ops is gone afterwards.
+// A batch-1 2-D convolution becomes matmuls on its flattened output
+// positions (14 rows of 16 = 14 + 2 columns, 224 positions, a multiple of
+// 32). With 8 < 16 input channels the 9 taps' contiguous input slices are
+// gathered into one 72 x 224 operand and one matmul, tiled with the largest
+// divisors up to 8 filters x 32 positions x 1 channel (12 filters -> 6) and
+// vectorized; the accumulator stays in registers across the reduction loop
+// (a vector iter_arg) and is written once per tile. No convolution and no
+// tag the pass uses to find ops is left.
 
 // CHECK-LABEL: func.func @convolution
+// CHECK:         linalg.transpose
 // CHECK:         scf.for %{{.*}} = %c0 to %c12 step %c6
-// CHECK:           scf.for %{{.*}} = %c0 to %c14 step %c1
-// CHECK:             vector.outerproduct {{.*}} : vector<14xf32>, vector<6xf32>
-// CHECK:             vector.transfer_write
+// CHECK:           scf.for %{{.*}} = %c0 to %c224 step %c32
+// CHECK:             scf.for %{{.*}} = %c0 to %c72 step %c1 iter_args({{.*}}) -> (tensor<12x224xf32>, vector<6x32xf32>)
+// CHECK:               vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<6x32xf32>, tensor<12x224xf32>
+// CHECK:         tensor.expand_shape {{.*}} : tensor<12x224xf32> into tensor<12x14x16xf32>
 // CHECK-NOT:     linalg.conv
+// CHECK-NOT:     linalg.matmul
 // CHECK-NOT:     lamina.cpu_tile
 func.func @convolution() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x16x16xf32>
@@ -40,12 +48,13 @@ func.func @grouped() {
 
 // -----
 
-// A matmul: 1 x 64 x 8 tiles when they divide (rows 2 -> 1, columns 128 -> 64, depth 12 -> 6).
+// A matmul: 8 x 32 x 1 tiles when they divide (rows 2 -> 2, untiled; columns 128 -> 32; depth 12 -> 1),
+// the 2 x 32 accumulator carried in registers through the depth loop.
 
 // CHECK-LABEL: func.func @matmul
-// CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1
-// CHECK:           scf.for %{{.*}} = %c0 to %c128 step %c64
-// CHECK:             scf.for %{{.*}} = %c0 to %c12 step %c6
+// CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
+// CHECK:           scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (tensor<2x128xf32>, vector<2x32xf32>)
+// CHECK:             vector.outerproduct {{.*}} : vector<2xf32>, vector<32xf32>
 // CHECK-NOT:     linalg.matmul
 func.func @matmul() {
   %a = "graph.placeholder"() {name = "a"} : () -> tensor<2x12xf32>

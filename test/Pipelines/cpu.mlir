@@ -6,10 +6,10 @@
 // graph-to-cpu lowers the model to the LLVM dialect: @main takes the input's
 // memref descriptor then the output's (an out-parameter) and has the C
 // interface the ExecutionEngine calls. With vectorize (the default) the
-// convolution's tiles become 16-wide vector FMAs; without, scalar loops.
+// convolution (as matmuls) becomes 32-wide vector FMAs; without, scalar loops.
 
 // CHECK-LABEL: llvm.func @main(
-// CHECK:         vector<16xf32>
+// CHECK:         vector<32xf32>
 // CHECK-NOT:     linalg.
 // CHECK:       llvm.func @_mlir_ciface_main(
 // SCALAR-LABEL: llvm.func @main(

@@ -3,8 +3,10 @@
 Plan: (1) accelerator: y = relu(conv1x1(x, W) + b), x (1, 20, 3, 3) -> y (1, 24, 3, 3);
 (2) host: s = sigmoid(y) (a Vars entry) and h = tanh(y) (a host-only output);
 (3) accelerator: t = s + s. With N = 16 both channel counts need two tiles,
-so the MatMuls accumulate over input tiles and the weights include the
-all-zero bias rows of second tiles.
+so the MatMuls accumulate over input tiles. The weights are laid out as the
+scheduler's (docs/accelerator.md, `hir.matmul`): per output tile its bias
+vector, then its tiles of N rows; a second tile gets its zero bias row from
+a `zeroes` LoadWeight.
 """
 
 from __future__ import annotations
@@ -48,32 +50,34 @@ def weights_and_bias(seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
 
 
 def consts_image(weights: np.ndarray, bias: np.ndarray) -> np.ndarray:
-    """Tiles of N+1 vectors in (co_t, ci_t) order: bias row (first ci_t only), rows of input lanes."""
+    """Per co_t: its bias vector, then its tiles in ci_t order, N rows each (rows of input lanes)."""
     padded = np.zeros((CO_T * N, CI_T * N), np.int64)
     padded[:24, :20] = weights
     padded_bias = np.zeros(CO_T * N, np.int64)
     padded_bias[:24] = bias
-    tiles = []
+    vectors = []
     for co_t in range(CO_T):
+        vectors.append(padded_bias[None, co_t * N:(co_t + 1) * N])
         for ci_t in range(CI_T):
-            tile = np.zeros((N + 1, N), np.int64)
-            if ci_t == 0:
-                tile[0] = padded_bias[co_t * N:(co_t + 1) * N]
-            tile[1:] = padded[co_t * N:(co_t + 1) * N, ci_t * N:(ci_t + 1) * N].T
-            tiles.append(tile)
-    return np.concatenate(tiles)
+            vectors.append(padded[co_t * N:(co_t + 1) * N, ci_t * N:(ci_t + 1) * N].T)
+    return np.concatenate(vectors)
 
 
 def program() -> tuple[np.ndarray, int]:
     """The record array and where the second accelerator step starts."""
     b = ProgramBuilder(ARCH.simd_registers_depth)
     vectors = CO_T * PIXELS
-    b.data_move(DataMoveKind.DRAM1_TO_LOCAL, WEIGHTS_LOCAL, 0, CO_T * CI_T * (N + 1))
+    per_co_t = 1 + CI_T * N  # bias vector, then the tiles
+    b.data_move(DataMoveKind.DRAM1_TO_LOCAL, WEIGHTS_LOCAL, 0, CO_T * per_co_t)
     b.data_move(DataMoveKind.DRAM0_TO_LOCAL, X_LOCAL, X_BASE, CI_T * PIXELS)
     for co_t in range(CO_T):
-        for ci_t in range(CI_T):
-            b.load_weight(WEIGHTS_LOCAL + (co_t * CI_T + ci_t) * (N + 1), N + 1)
-            b.matmul(X_LOCAL + ci_t * PIXELS, co_t * PIXELS, PIXELS, accumulate=ci_t > 0)
+        bias = WEIGHTS_LOCAL + co_t * per_co_t
+        b.load_weight(bias, N + 1)  # bias vector and the first tile
+        b.matmul(X_LOCAL, co_t * PIXELS, PIXELS)
+        for ci_t in range(1, CI_T):
+            b.load_weight(bias + 1 + ci_t * N, N)
+            b.load_weight(0, 1, zeroes=True)  # the zero bias row
+            b.matmul(X_LOCAL + ci_t * PIXELS, co_t * PIXELS, PIXELS, accumulate=True)
     b.simd(SimdOp.ZERO, dest=1)
     for v in range(vectors):
         b.simd(SimdOp.MAX, left=0, right=1, read=v, write=v)

@@ -58,24 +58,26 @@ def on_grid(array: np.ndarray) -> np.ndarray:
 # ---------------------------------------------------------------------------
 
 
-def test_tiles_hold_the_filter_lane_by_lane_with_the_bias_first():
+def test_tiles_hold_the_filter_lane_by_lane_after_the_bias_of_their_channel_tile():
     rng = np.random.default_rng(0)
     filter_ = on_grid(rng.standard_normal((6, 5, 2, 1)))
     bias = on_grid(rng.standard_normal(6))
     lanes = 4
     tiled = tile_weights(filter_, bias, FP16BP8, lanes)
-    tiles = tiled.image.reshape(-1, lanes + 1, lanes)
-    slots = np.array(tiled.tile_slots).reshape(2, 2, 1, 2)  # (co_t, kh, kw, ci_t)
+    per_co_t = 1 + 2 * 2 * lanes  # a bias vector, then the (kh, ci_t) tiles of N vectors, none left out
+    assert tiled.image.shape == (2 * per_co_t, lanes)
+    assert tiled.tile_slots == tuple(range(8))  # (co_t, kh, kw, ci_t) order
     for co_t, kh, ci_t in np.ndindex(2, 2, 2):
-        tile = tiles[slots[co_t, kh, 0, ci_t]]
+        start = co_t * per_co_t + 1 + (kh * 2 + ci_t) * lanes
+        tile = tiled.image[start:start + lanes]
         for i, j in np.ndindex(lanes, lanes):
             co, ci = co_t * lanes + j, ci_t * lanes + i
             expected = filter_[co, ci, kh, 0] if co < 6 and ci < 5 else 0
-            assert tile[1 + i, j] == FP16BP8.from_float(expected)
-        first = (kh, ci_t) == (0, 0)
-        expected_bias = [FP16BP8.from_float(bias[co]) if first and co < 6 else 0
+            assert tile[i, j] == FP16BP8.from_float(expected)
+    for co_t in range(2):
+        expected_bias = [FP16BP8.from_float(bias[co]) if co < 6 else 0
                          for co in range(co_t * lanes, co_t * lanes + lanes)]
-        assert list(tile[0]) == expected_bias
+        assert list(tiled.image[co_t * per_co_t]) == expected_bias
 
 
 def test_grouped_filters_skip_zero_tiles_and_keep_one_tile_per_channel_tile():
@@ -86,11 +88,11 @@ def test_grouped_filters_skip_zero_tiles_and_keep_one_tile_per_channel_tile():
     slots = np.array(tiled.tile_slots).reshape(2, 3, 3, 2)
     assert (slots[0, :, :, 1] == -1).all() and (slots[1, :, :, 0] == -1).all()
     assert (slots[0, :, :, 0] >= 0).all() and (slots[1, :, :, 1] >= 0).all()
-    assert tiled.image.shape == (2 * 9 * 5, 4)
+    assert tiled.image.shape == (2 * (1 + 9 * 4), 4)  # per co_t: its bias vector and 9 tiles of N vectors
 
     nothing = tile_weights(np.zeros((4, 8, 1, 1)), np.ones(4), FP16BP8, 4)
     assert nothing.tile_slots == (0, -1)  # an all-zero filter still carries its bias
-    assert list(nothing.image[0]) == [256] * 4
+    assert list(nothing.image[0]) == [256] * 4 and nothing.image.shape == (1 + 4, 4)
 
 
 # ---------------------------------------------------------------------------
@@ -242,8 +244,8 @@ def test_a_model_too_large_for_dram1_is_an_error():
                        {"w": np.ones((64, 64, 3, 3)), "b": np.zeros(64)}, (1, 64, 3, 3), ["y"])
     module = import_model(model, make_context())
     small = dataclasses.replace(ULTRA96, dram1_depth=100)
-    # 4 x 4 channel tiles x 9 pixels = 144 tiles of 17 vectors
-    with pytest.raises(LaminaError, match=r"DRAM1 \(Consts\) needs 2448 vectors, architecture 'ultra96v2' has 100"):
+    # 4 x 4 channel tiles x 9 pixels = 144 tiles of 16 vectors, and 4 bias vectors
+    with pytest.raises(LaminaError, match=r"DRAM1 \(Consts\) needs 2308 vectors, architecture 'ultra96v2' has 100"):
         convert_graph_to_hir(module, small)
 
 

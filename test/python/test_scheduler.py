@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from lamina.backends.tcu.architecture import Architecture, load_architecture
 from lamina.backends.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
 from lamina.backends.tcu.fixed_point import FP16BP8, FP32BP16
-from lamina.backends.tcu.program import Opcode
+from lamina.backends.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import window_output_shape
@@ -98,10 +98,15 @@ class HirBuilder:
 
 
 def weight_tiles(filters: np.ndarray, bias: np.ndarray, lanes: int) -> tuple[np.ndarray, list[int]]:
-    """The weights object and tile_slots of a (co, ci, kh, kw) filter (all-zero tiles skipped)."""
+    """The weights object and tile_slots of a (co, ci, kh, kw) filter (all-zero tiles skipped).
+
+    Per co_t: its bias vector, then its present tiles of N vectors (rows of input lanes).
+    """
     co, ci, kh, kw = filters.shape
-    tiles, slots = [], []
+    vectors, slots, count = [], [], 0
     for co_t in range(channel_tiles(co, lanes)):
+        lane_bias = np.asarray(bias[co_t * lanes:(co_t + 1) * lanes], np.int64)
+        vectors.append(np.pad(lane_bias, (0, lanes - len(lane_bias)))[None])
         first = True
         for y, x, ci_t in itertools.product(range(kh), range(kw), range(channel_tiles(ci, lanes))):
             block = filters[co_t * lanes:(co_t + 1) * lanes, ci_t * lanes:(ci_t + 1) * lanes, y, x]
@@ -109,14 +114,13 @@ def weight_tiles(filters: np.ndarray, bias: np.ndarray, lanes: int) -> tuple[np.
             if not block.any() and not (first and last_chance):
                 slots.append(-1)
                 continue
-            tile = np.zeros((lanes + 1, lanes), np.int64)
-            tile[1:1 + block.shape[1], :block.shape[0]] = block.T
-            if first:
-                tile[0, :block.shape[0]] = bias[co_t * lanes:(co_t + 1) * lanes]
-                first = False
-            slots.append(len(tiles))
-            tiles.append(tile)
-    return np.concatenate(tiles), slots
+            tile = np.zeros((lanes, lanes), np.int64)
+            tile[:block.shape[1], :block.shape[0]] = block.T
+            first = False
+            slots.append(count)
+            count += 1
+            vectors.append(tile)
+    return np.concatenate(vectors), slots
 
 
 def run_scheduled(module, feeds: dict[str, np.ndarray], outputs: dict[str, tuple]):
@@ -299,6 +303,42 @@ def test_one_matmul_per_tile_covers_the_whole_band():
     assert len(matmuls) == 9
     assert set((matmuls["op2"] + 1).tolist()) == {46}
     assert matmuls["flags"].tolist() == [0] + [1] * 8  # the first overwrites, the others accumulate
+
+
+def _weight_loads(program: np.ndarray) -> list[tuple]:
+    """The weight traffic, readable: ("move", local, DRAM1 address, size) and ("load", local, size, zeroes)."""
+    loads = []
+    for record in program:
+        if record["opcode"] == Opcode.DATA_MOVE and record["flags"] == DataMoveKind.DRAM1_TO_LOCAL:
+            loads.append(("move", int(record["op0"]), int(record["op1"]), int(record["op2"]) + 1))
+        elif record["opcode"] == Opcode.LOAD_WEIGHT:
+            loads.append(("load", int(record["op0"]), int(record["op1"]) + 1,
+                          bool(record["flags"] & LoadWeightFlag.ZEROES)))
+    return loads
+
+
+def test_only_the_first_tile_of_a_channel_tile_loads_a_bias_row():
+    """1x1 conv, 2N -> 2N channels, no padding: per co_t, the first tile moves its bias with it (N+1 vectors,
+    one LoadWeight of N+1); before the second, one zero vector overwrites the slot's bias row, and the second
+    moves only its N rows to slot + 1, then the same LoadWeight of N+1."""
+    n = ARTY.array_size
+    case = dict(arch=ARTY, n=1, ci=2 * n, co=2 * n, groups=1, kernel=(1, 1), strides=(1, 1), dilations=(1, 1),
+                pads=(0, 0, 0, 0), h=3, w=3, epilogue=[], seed=1)
+    module, *_ = build_conv(case)
+    result = schedule(module)
+    program = result.program
+    loads = _weight_loads(program)
+    slot, zeros = loads[0][1], loads[2][2]
+    assert not result.consts_image[zeros].any()  # the bias row is cleared from the zero block
+    per_co_t = 1 + 2 * n  # in DRAM1: the bias vector, then two tiles of N rows
+    expected = []
+    for start in (0, per_co_t):
+        expected += [("move", slot, start, n + 1), ("load", slot, n + 1, False),
+                     ("move", slot, zeros, 1), ("move", slot + 1, start + 1 + n, n), ("load", slot, n + 1, False)]
+    assert loads == expected
+    # every MatMul still follows a LoadWeight, so it pays the array fill once, as before
+    previous = program["opcode"][np.flatnonzero(program["opcode"] == Opcode.MATMUL) - 1]
+    assert (previous == Opcode.LOAD_WEIGHT).all()
 
 
 # -- fully connected ---------------------------------------------------------------------------------------

@@ -113,6 +113,20 @@ def test_partial_weight_loads_shift_earlier_rows_down():
     np.testing.assert_array_equal(machine.weights[3:], expected[:N + 1 - 3])
 
 
+def test_weight_rows_then_one_zero_push_load_a_tile_with_a_zero_bias_row():
+    """The scheduler's load of a tile stored without a bias row: N rows from slot + 1, then `zeroes` of 1."""
+    machine = _machine()
+    machine.local[0:N + 1] = np.arange((N + 1) * N).reshape(N + 1, N) + 1  # row 0: a stale bias
+    _run(machine, lambda b: b.load_weight(0, N + 1))
+
+    def build(b):
+        b.load_weight(1, N)
+        b.load_weight(0, 1, zeroes=True)
+    _run(machine, build)
+    np.testing.assert_array_equal(machine.weights[0], 0)
+    np.testing.assert_array_equal(machine.weights[1:], machine.local[1:N + 1])
+
+
 def test_matmul_rounds_once_per_output_and_adds_the_bias():
     machine = _machine()
     weights = np.zeros((N + 1, N), np.int64)

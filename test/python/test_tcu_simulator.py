@@ -50,10 +50,12 @@ def test_tiny_model_matches_numpy(tiny_model):
 def test_cycles_and_instruction_counts(tiny_model):
     result = simulate(tiny_model, _inputs())
     by_opcode = result.instructions_by_opcode
-    assert by_opcode["MATMUL"].count == 4 and by_opcode["LOAD_WEIGHT"].count == 4
+    assert by_opcode["MATMUL"].count == 4 and by_opcode["LOAD_WEIGHT"].count == 2 * 3
     assert by_opcode["SIMD"].count == 1 + 18 + 18
     assert result.instructions == sum(s.count for s in by_opcode.values())
-    # each co tile: LoadWeight 17, MatMul 9 + N (after a LoadWeight)
+    # each co tile: LoadWeight 17 (bias and first tile), then 16 + 1 (second tile, zero bias row);
+    # each MatMul 9 + N (after a LoadWeight)
+    assert by_opcode["LOAD_WEIGHT"].cycles == 2 * (17 + 16 + 1)
     assert by_opcode["MATMUL"].cycles == 4 * (9 + 16)
     assert result.cycles == sum(s.cycles for s in by_opcode.values())
 
@@ -92,7 +94,7 @@ def test_lamina_run_simulates_a_tmodel(tiny_model, tmp_path):
     result = subprocess.run([LAMINA_RUN, str(tiny_model), "--inputs", "in.npz", "--output", "out.npz",
                              "--compare", "ref.npz"], cwd=tmp_path, capture_output=True, text=True, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert re.search(r"simulated 53 instructions, \d+ cycles \(latency model\)", result.stdout)
+    assert re.search(r"simulated 55 instructions, \d+ cycles \(latency model\)", result.stdout)
     assert re.search(r"MATMUL +4 instructions", result.stdout)
     assert re.search(r"  y  max abs 0  max rel 0", result.stdout), result.stdout
     outputs = load_tensors(str(tmp_path / "out.npz"))

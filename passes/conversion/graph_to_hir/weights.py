@@ -1,12 +1,15 @@
-"""Weights as the array loads them: tiles of N+1 vectors and the `tile_slots` map.
+"""Weights as the array loads them: bias vectors, tiles of N vectors and the `tile_slots` map.
 
 A filter (co, ci/groups, kh, kw) with its bias becomes the weights object of
-an `hir.matmul` (docs/accelerator.md): tile (co_t, kh, kw, ci_t) holds the
-bias row, then one row per input lane i whose lane j is filter[co_t*N + j,
-ci_t*N + i, kh, kw]. Tiles that are all zero once converted to the data type
-are left out (slot -1): grouped and depthwise convolutions, expanded
-block-diagonally, keep only the tiles their groups touch. Everything is
-vectorized: ResNet-50 has 25 M weights.
+an `hir.matmul` (docs/accelerator.md): tile (co_t, kh, kw, ci_t) holds one
+row per input lane i whose lane j is filter[co_t*N + j, ci_t*N + i, kh, kw].
+Each co_t stores its bias vector once, right before its first present tile
+(`matmul_weight_offsets`), so that tile loads with its bias in one DataMove
+and no other tile stores a zero bias row (the scheduler pushes a zero vector
+instead): DRAM1 holds only useful vectors. Tiles that are all zero once
+converted to the data type are left out (slot -1): grouped and depthwise
+convolutions, expanded block-diagonally, keep only the tiles their groups
+touch. Everything is vectorized: ResNet-50 has 25 M weights.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ import numpy as np
 
 from lamina.backends.tcu.data_layout import channel_tiles
 from lamina.backends.tcu.fixed_point import DataType
+from lamina.dialects.hir import matmul_weight_offsets
 
 
 _CONVERT_CHUNK = 1 << 22  # scalars converted at once
@@ -24,8 +28,8 @@ _CONVERT_CHUNK = 1 << 22  # scalars converted at once
 
 @dataclass(frozen=True)
 class TiledWeights:
-    image: np.ndarray  # (tiles * (N+1), N) storage integers
-    tile_slots: tuple[int, ...]  # per (co_t, kh, kw, ci_t): index of the tile in `image`, or -1
+    image: np.ndarray  # (tiles * N + co_tiles, N) storage integers: per co_t its bias vector, then its tiles
+    tile_slots: tuple[int, ...]  # per (co_t, kh, kw, ci_t): number of the tile in `image`, or -1
 
 
 def dense_filter(filter_: np.ndarray, groups: int) -> np.ndarray:
@@ -76,16 +80,15 @@ def tile_weights(filter_: np.ndarray, bias: np.ndarray, data_type: DataType, lan
     tiles = tiles.reshape(co_tiles, kh * kw * ci_tiles, lanes, lanes)
     present = tiles.any(axis=(2, 3))
     present[:, 0] |= ~present.any(axis=1)  # every co_t keeps a tile, to carry its bias
-    first = present.argmax(axis=1)  # the first present tile of each co_t carries the bias
-
-    bias_rows = np.zeros((co_tiles, lanes), dtype=data_type.storage)
-    bias_rows.reshape(-1)[:co] = data_type.from_float(bias)
-    with_bias = np.zeros((co_tiles, kh * kw * ci_tiles, lanes + 1, lanes), dtype=data_type.storage)
-    with_bias[:, :, 1:] = tiles
-    with_bias[np.arange(co_tiles), first, 0] = bias_rows
 
     flat_present = present.reshape(-1)
+    count = int(flat_present.sum())
     slots = np.full(flat_present.shape, -1, dtype=np.int64)
-    slots[flat_present] = np.arange(int(flat_present.sum()))
-    image = with_bias.reshape(-1, lanes + 1, lanes)[flat_present].reshape(-1, lanes)
-    return TiledWeights(np.ascontiguousarray(image), tuple(int(s) for s in slots))
+    slots[flat_present] = np.arange(count)
+    tile_offsets, bias_offsets = matmul_weight_offsets(slots, co_tiles, lanes)
+    bias_rows = np.zeros(co_tiles * lanes, dtype=data_type.storage)
+    bias_rows[:co] = data_type.from_float(bias)
+    image = np.zeros((count * lanes + co_tiles, lanes), dtype=data_type.storage)
+    image[bias_offsets] = bias_rows.reshape(co_tiles, lanes)
+    image[tile_offsets[flat_present, None] + np.arange(lanes)] = tiles.reshape(-1, lanes, lanes)[flat_present]
+    return TiledWeights(image, tuple(int(s) for s in slots))

@@ -10,12 +10,12 @@ the band, taken over the plane width (columns wo >= Wo are garbage and never
 read), is one stride-1 run: a single MatMul per (co_t, kh, kw, ci_t) tile.
 
 The input stays in local memory for all output channel tiles of the band;
-each weight tile is loaded once per band (DataMove DRAM1 -> local, then one
-LoadWeight of N + 1 vectors, bias row lowest). Tiles of each co_t are applied
-in (kh, kw, ci_t) order, the first present one overwriting (contract
-rounding order). Padding comes from the zero block; plane positions that are
-zero already (padding of the previous band at the same place) are not
-rewritten.
+each weight tile is loaded once per band (`_load_tile`). Tiles of each co_t
+are applied in (kh, kw, ci_t) order, the first present one overwriting
+(contract rounding order); only that one carries the co_t's bias, which
+DRAM1 stores right before it, so the others are N vectors with no bias
+row. Padding comes from the zero block; plane positions that are zero
+already (padding of the previous band at the same place) are not rewritten.
 """
 
 from __future__ import annotations
@@ -26,6 +26,7 @@ import numpy as np
 
 from lamina.backends.tcu.data_layout import as_nchw, channel_tiles
 from lamina.backends.tcu.program import DataMoveKind
+from lamina.dialects.hir import matmul_weight_offsets
 
 from .emitter import Emitter
 from .layers import MatMul
@@ -54,6 +55,9 @@ class MatMulProducer:
         self.row_reach = ((kh - 1) * dh) // sh  # extra plane rows a band needs below its last output row
         self.max_rows = self.out_h
         self.smallest_stage = "one output row"
+        # per (co_t, kh, kw, ci_t): DRAM1 address of the tile's first weight row, or -1 if absent
+        offsets, _ = matmul_weight_offsets(op.tile_slots, self.co_tiles, self.lanes)
+        self.tile_addresses = np.where(offsets >= 0, op.weights_base + offsets, -1)
 
     # -- sizes -------------------------------------------------------------------------
 
@@ -77,22 +81,22 @@ class MatMulProducer:
         not count as missing, while block-diagonal grouped tiles count only their blocks)."""
         n = self.lanes
         kh, kw = self.op.kernel
-        slots = np.asarray(self.op.tile_slots).reshape(self.co_tiles, kh * kw, self.ci_tiles)
+        addresses = self.tile_addresses.reshape(self.co_tiles, kh * kw, self.ci_tiles)
         ci, co = self.channels
         pairs_per_pixel = 0
         for co_t in range(self.co_tiles):
             real_co = min(n, co - co_t * n)
             for ci_t in range(self.ci_tiles):
                 real_ci = min(n, ci - ci_t * n)
-                present = [s for s in slots[co_t, :, ci_t] if s >= 0]
-                if not present:
+                starts = addresses[co_t, :, ci_t]
+                present = starts[starts >= 0]
+                if not present.size:
                     continue
-                starts = self.op.weights_base + np.asarray(present) * (n + 1) + 1
-                tiles = self.consts[starts[:, None] + np.arange(n)]  # (pixels, ci lane, co lane)
+                tiles = self.consts[present[:, None] + np.arange(n)]  # (pixels, ci lane, co lane)
                 nonzero = (tiles[:, :real_ci, :real_co] != 0).any(axis=0).sum()
                 real = real_ci * real_co
                 per_pixel = real if 2 * nonzero > real else int(nonzero)
-                pairs_per_pixel += per_pixel * len(present)
+                pairs_per_pixel += per_pixel * present.size
         return pairs_per_pixel * self.images * self.out_h * self.out_w
 
     # -- emission ----------------------------------------------------------------------
@@ -155,22 +159,40 @@ class MatMulProducer:
         return needed
 
     def _compute(self, emitter: Emitter, co_t: int, band: int, rows: int, weight_slot: int, output: int) -> None:
-        op, builder, n = self.op, emitter.builder, self.lanes
+        op, builder = self.op, emitter.builder
         (kh, kw), (sh, sw), (dh, dw) = op.kernel, op.strides, op.dilations
         plane_rows = self.plane_rows(rows)
         size = (band - 1) * self.plane_width + self.out_w
-        first = True
+        loaded = 0  # tiles of this co_t loaded so far
         for i in range(kh):
             for j in range(kw):
                 p = self.phases.index(((i * dh) % sh, (j * dw) % sw))
                 a, b = (i * dh) // sh, (j * dw) // sw
                 for ci_t in range(self.ci_tiles):
-                    slot = op.tile_slots[((co_t * kh + i) * kw + j) * self.ci_tiles + ci_t]
-                    if slot < 0:
+                    address = self.tile_addresses[((co_t * kh + i) * kw + j) * self.ci_tiles + ci_t]
+                    if address < 0:
                         continue
-                    builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, weight_slot, op.weights_base + slot * (n + 1),
-                                      n + 1)
-                    builder.load_weight(weight_slot, n + 1)
+                    self._load_tile(emitter, int(address), loaded, weight_slot)
                     plane = (ci_t * len(self.phases) + p) * plane_rows
-                    builder.matmul((plane + a) * self.plane_width + b, output, size, accumulate=not first)
-                    first = False
+                    builder.matmul((plane + a) * self.plane_width + b, output, size, accumulate=loaded > 0)
+                    loaded += 1
+
+    def _load_tile(self, emitter: Emitter, address: int, loaded: int, weight_slot: int) -> None:
+        """Put the tile whose weight rows start at DRAM1 `address` into the array, bias in row 0.
+
+        The slot holds a bias row then N weight rows, pushed by one LoadWeight of N+1 (LoadWeight
+        pushes from the highest address down; the last push, the bias row, becomes row 0). The
+        first tile of a co_t (`loaded` == 0) has its bias vector right before it in DRAM1: one
+        DataMove of N+1 fills the slot. The others need a zero bias row, which DRAM1 does not
+        store: the second zeroes the slot's bias row from the zero block once, and each moves
+        only its N rows. Against tiles stored with their bias rows: one DataMove vector fewer per
+        tile, one 1-vector DataMove more per co_t, and the MatMul still follows a LoadWeight.
+        """
+        builder, n = emitter.builder, self.lanes
+        if loaded == 0:
+            builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, weight_slot, address - 1, n + 1)
+        else:
+            if loaded == 1:
+                emitter.zero_fill(np.array([weight_slot]))
+            builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, weight_slot + 1, address, n)
+        builder.load_weight(weight_slot, n + 1)

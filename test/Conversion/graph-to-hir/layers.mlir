@@ -1,15 +1,16 @@
 // RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-hir{arch=%S/Inputs/tiny.tarch})' | FileCheck %s
 
 // Layers on a 4-lane array (Inputs/tiny.tarch). Inputs first in DRAM0 from
-// vector 0; weights in DRAM1 as tiles of N+1 = 5 vectors; every other Vars
-// placed by lifetime. An op writes over its input's temp when nothing else
+// vector 0; weights in DRAM1, per output channel tile its bias vector then
+// its tiles of N = 4 vectors; every other Vars placed by lifetime. An op writes over its input's temp when nothing else
 // reads that value; a value read outside its layer is saved at its end.
 
 // A convolution starts a layer and absorbs the relu. 8 -> 6 channels is
-// 2 x 2 channel tiles x 9 kernel pixels = 36 tiles, all present.
+// 2 x 2 channel tiles x 9 kernel pixels = 36 tiles, all present: 2 bias
+// vectors and 36 x 4 rows.
 // CHECK-LABEL: {{^ *}}func.func @main()
 // CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x8x4x4xi16>
-// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, value = dense<"0x{{[0-9A-F]+}}"> : tensor<180x4xi16>} : () -> memref<180x4xi16>
+// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, value = dense<"0x{{[0-9A-F]+}}"> : tensor<146x4xi16>} : () -> memref<146x4xi16>
 // CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 32 : i64, name = "y"} : () -> memref<1x6x4x4xi16>
 // CHECK-NEXT:    %[[T:.*]] = "hir.temp"() {layer = 0 : i64} : () -> memref<1x6x4x4xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T]], %[[X]], %[[W]]) {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layer = 0 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, tile_slots = array<i64: 0, 1, 2, {{.*}}, 34, 35>}
@@ -30,7 +31,7 @@ func.func @main() {
 
 // A depthwise convolution expands block-diagonally: of the 2 x 2 tiles of
 // each kernel pixel only the diagonal ones are present, the others are -1;
-// each channel tile's first present tile carries its bias row.
+// each channel tile's bias vector comes right before its first present tile.
 // CHECK-LABEL: {{^ *}}func.func @main()
 // CHECK:         "hir.consts"() {base = 0 : i64, value = dense<{{\[}}[128, 128, 128, 128], [64, 0, 0, 0], [0, 64, 0, 0], [0, 0, 64, 0], [0, 0, 0, 64], [128, 128, 128, 128], [64, 0, 0, 0], {{.*}}]> : tensor<10x4xi16>}
 // CHECK:         "hir.matmul"({{.*}}) {dilations = array<i64: 1, 1>, kernel = array<i64: 1, 1>, layer = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>, tile_slots = array<i64: 0, -1, -1, 1>}

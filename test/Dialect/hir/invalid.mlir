@@ -31,12 +31,38 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 // -----
 
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
-  func.func @matmul_slot_out_of_range() {
+  func.func @matmul_slots_out_of_order() {
+    %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x8xi16>
+    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<9x4xi16>} : () -> memref<9x4xi16>
+    %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4xi16>
+    // expected-error @+1 {{tile_slots must number the present tiles 0, 1, ... in (co_t, kh, kw, ci_t) order (-1 = absent)}}
+    "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 1, 0>} : (memref<1x4xi16>, memref<1x8xi16>, memref<9x4xi16>) -> ()
+    return
+  }
+}
+
+// -----
+
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @matmul_channel_tile_without_tile() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4xi16>
     %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x8xi16>
+    // expected-error @+1 {{every output channel tile needs a present tile (it carries the bias)}}
+    "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0, -1>} : (memref<1x8xi16>, memref<1x4xi16>, memref<5x4xi16>) -> ()
+    return
+  }
+}
+
+// -----
+
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @matmul_weights_size() {
+    %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<8x4xi16>} : () -> memref<8x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4xi16>
-    // expected-error @+1 {{tile_slots must index the 1 tiles or be -1}}
-    "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 1>} : (memref<1x4xi16>, memref<1x4xi16>, memref<5x4xi16>) -> ()
+    // expected-error @+1 {{weights must be 5 vectors of N lanes (1 bias vectors and 1 tiles of N vectors), got tensor<8x4xi16>}}
+    "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0>} : (memref<1x4xi16>, memref<1x4xi16>, memref<8x4xi16>) -> ()
     return
   }
 }
