@@ -150,6 +150,7 @@ def import_submodules(package: str, path: Iterable[str]) -> None:
 
 # The registry `lamina-opt` and the pipelines use: every Lamina pass and pipeline.
 REGISTRY = Registry(providers=("lamina.passes.graph", "lamina.passes.conversion", "lamina.passes.buffer",
+                               "lamina.passes.linalg",
                                "lamina.pipelines"))
 register_pass = REGISTRY.register_pass
 register_pipeline = REGISTRY.register_pipeline

@@ -48,8 +48,9 @@ class GraphToCpu(Pipeline):
     `convert-graph-to-linalg` gives upstream linalg/tensor/arith/math; the
     rest is upstream MLIR: element-wise fusion, bufferization (function
     arguments are the inputs, then one out-parameter per output), loops and
-    LLVM. With `vectorize`, 2-D convolutions and matmuls are first tiled and
-    vectorized (`cpu-vectorize`). Legal on a graph model every op of which
+    LLVM. With `vectorize`, batch-1 2-D convolutions first become matmuls
+    (`linalg-convolution-to-matmuls`), then convolutions and matmuls are tiled
+    and vectorized (`cpu-vectorize`). Legal on a graph model every op of which
     has a linalg lowering (run `graph-optimize` first: it folds batch norms
     into convolutions and fuses matmul + add).
     """
@@ -57,7 +58,7 @@ class GraphToCpu(Pipeline):
     name = "graph-to-cpu"
     summary = "convert-graph-to-linalg, fusion, vectorization, bufferization, lowering to the LLVM dialect"
 
-    vectorize: bool = option(True, "tile and vectorize convolutions and matmuls (cpu-vectorize)")
+    vectorize: bool = option(True, "convolutions as matmuls, tiled and vectorized (linalg-convolution-to-matmuls, cpu-vectorize)")
 
     def expand(self) -> str:
         return ",".join(self.stages())
@@ -68,7 +69,7 @@ class GraphToCpu(Pipeline):
             "canonicalize",
             # Before element-wise fusion: its reshape propagation would turn the matmuls
             # convolutions become (between collapse/expand_shapes) into generics.
-            *(("cpu-vectorize",) if self.vectorize else ()),
+            *(("linalg-convolution-to-matmuls", "cpu-vectorize") if self.vectorize else ()),
             "linalg-fuse-elementwise-ops",
             "canonicalize",
             *BUFFERIZE,

@@ -1,6 +1,6 @@
-// RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg,cpu-vectorize)' | FileCheck %s
+// RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg,linalg-convolution-to-matmuls,cpu-vectorize)' | FileCheck %s
 
-// A batch-1 2-D convolution becomes matmuls on its flattened output
+// After linalg-convolution-to-matmuls, a batch-1 2-D convolution is matmuls on its flattened output
 // positions (14 rows of 16 = 14 + 2 columns, 224 positions, a multiple of
 // 32). With 8 < 16 input channels the 9 taps' contiguous input slices are
 // gathered into one 72 x 224 operand and one matmul, tiled with the largest

@@ -1,0 +1,6 @@
+"""Passes over upstream `linalg` on tensors (the CPU path's level), one module each; importing this
+package registers them."""
+
+from lamina.passes.registry import import_submodules
+
+import_submodules(__name__, __path__)
