@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from mlir import ir
 
@@ -12,6 +12,8 @@ from lamina.dialects.irdl import I64, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
+
+from .naming import UniqueNames, location_name
 
 
 @register_pass
@@ -58,31 +60,6 @@ class ConvertGraphToBuffer(Pass):
             graph_op.erase()
 
 
-@dataclass
-class _Namer:
-    """Unique buffer names, taken from the locations of the ops they come from."""
-
-    taken: set[str] = field(default_factory=set)
-
-    def name(self, op: ir.Operation) -> str:
-        base = _location_name(op.location) or GRAPH.lookup(op).name
-        candidate, suffix = base, 0
-        while candidate in self.taken:
-            suffix += 1
-            candidate = f"{base}.{suffix}"
-        self.taken.add(candidate)
-        return candidate
-
-
-def _location_name(loc: ir.Location) -> str | None:
-    """The (first) node name a location carries."""
-    if loc.is_a_name():
-        return loc.name_str
-    if loc.is_a_fused():
-        return next(filter(None, map(_location_name, loc.locations)), None)
-    return None
-
-
 class _IRGen:
     """Emits the buffer program for `graph_ops` before `terminator`."""
 
@@ -90,7 +67,7 @@ class _IRGen:
         self.graph_ops = graph_ops
         # Model inputs and outputs keep their names; other buffers avoid them.
         interface = [op for op in graph_ops if GRAPH.lookup(op).name in MODEL_INTERFACE]
-        self.namer = _Namer({GRAPH.view(op).attr("name") for op in interface})
+        self.names = UniqueNames({GRAPH.view(op).attr("name") for op in interface})
         self.buffers: dict[ir.Value, ir.Value] = {}  # graph value -> the buffer holding it
         self.output_weights: dict[ir.Operation, ir.Value] = {}  # graph.save -> its weight
         self.allocs: list[ir.Operation] = []
@@ -114,7 +91,7 @@ class _IRGen:
             self.output_weights[op] = self._weight(GRAPH.view(op).attr("name"), op.operands[0].type, op.location)
         elif kind == "constant":
             # The data carries over as the same attribute: exact, and large weights are never decoded.
-            attributes = {"name": STR.encode(self.namer.name(op)), "value": op.attributes["value"],
+            attributes = {"name": STR.encode(self._name(op)), "value": op.attributes["value"],
                           "offset": I64.encode(UNPLANNED)}
             constant = ir.Operation.create("buffer.constant", results=[to_memref(spec_of(op.result.type))],
                                            attributes=attributes, loc=op.location)
@@ -133,13 +110,17 @@ class _IRGen:
             self.buffers[op.result] = view.result
         else:
             alloc = BUFFER.create("alloc", result_types=[spec_of(op.result.type)], loc=op.location,
-                                  name=self.namer.name(op), offset=UNPLANNED)
+                                  name=self._name(op), offset=UNPLANNED)
             self.allocs.append(alloc)
             # graph.X's attributes carry over as they are.
             attributes = {name: op.attributes[name] for name in op.attributes}
             ir.Operation.create(f"buffer.{kind}", operands=[alloc.result, *sources], attributes=attributes,
                                 loc=op.location)
             self.buffers[op.result] = alloc.result
+
+    def _name(self, op: ir.Operation) -> str:
+        """A unique buffer name from the location of the op it comes from."""
+        return self.names.fresh(location_name(op.location) or GRAPH.lookup(op).name)
 
     @staticmethod
     def _weight(name: str, tensor_type: ir.Type, loc: ir.Location) -> ir.Value:

@@ -19,7 +19,8 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
 
-from .graph_values import constant_value, graph_name, is_data, location_name, per_channel, producer, users
+from ..naming import UniqueNames, location_name
+from .graph_values import constant_value, graph_name, is_data, per_channel, producer, users
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
 from .partition import ACTIVATIONS, POOLS, host_module
@@ -42,7 +43,7 @@ class Names:
                 self.outputs.setdefault(op.operands[0], []).append(GRAPH.view(op).attr("name"))
         for value, names in self.outputs.items():
             self.fixed.setdefault(value, names[0])
-        self.taken = set(self.fixed.values()) | {n for names in self.outputs.values() for n in names}
+        self.unique = UniqueNames(set(self.fixed.values()) | {n for names in self.outputs.values() for n in names})
         self.given: dict[ir.Value, str] = {}
 
     def of(self, value: ir.Value) -> str:
@@ -50,17 +51,8 @@ class Names:
             return self.fixed[value]
         if value not in self.given:
             op = producer(value)
-            self.given[value] = self.fresh(location_name(op.location) or graph_name(op))
+            self.given[value] = self.unique.fresh(location_name(op.location) or graph_name(op))
         return self.given[value]
-
-    def fresh(self, base: str) -> str:
-        """`base`, or `base.K` if taken: a name nothing else has."""
-        name, suffix = base, 0
-        while name in self.taken:
-            suffix += 1
-            name = f"{base}.{suffix}"
-        self.taken.add(name)
-        return name
 
 
 class HirEmitter:

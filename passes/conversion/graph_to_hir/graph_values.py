@@ -64,12 +64,3 @@ def users(value: ir.Value) -> list[ir.Operation]:
         owner = use.owner.operation
         found[owner] = owner
     return list(found)
-
-
-def location_name(loc: ir.Location) -> str | None:
-    """The (first) node name a location carries, e.g. an ONNX node's name."""
-    if loc.is_a_name():
-        return loc.name_str
-    if loc.is_a_fused():
-        return next(filter(None, map(location_name, loc.locations)), None)
-    return None
