@@ -1,9 +1,11 @@
 """Convolutions and matrix products as linalg contractions.
 
-Named linalg ops where one matches (`conv_2d_nchw_fchw`, `matmul`,
-`batch_matmul`): the CPU pipeline tiles and vectorizes those. A 2-D
-convolution with a few groups is one named convolution per group on slices.
-Depthwise, 1-D/3-D convolutions and broadcasting batched products use one
+Named linalg ops where one matches (`conv_2d_nchw_fchw`,
+`depthwise_conv_2d_nchw_chw`, `conv_2d_ngchw_gfchw`, `matmul`,
+`batch_matmul`): the CPU pipeline rewrites and vectorizes those. A grouped
+2-D convolution is the named grouped one on [n, groups, channels per group,
+h, w] views (depthwise: one channel and one filter per group). 1-D/3-D
+grouped convolutions and broadcasting batched products use one
 `linalg.generic` each, which covers every case the graph dialect allows.
 Biases are broadcast into the output first, so the contraction accumulates
 onto them and no separate add is needed.
@@ -19,12 +21,8 @@ from lamina.dialects.irdl import OpView
 from .builders import (PARALLEL, REDUCTION, add, affine_map, broadcast_along, dims, filled, generic, multiply, pad,
                        tensor_type)
 from .registry import converts
-from .shape import insert
+from .shape import collapse, expand, insert
 from .storage import result_type
-
-# Grouped 2-D convolutions with at most this many groups become one named (vectorized)
-# convolution per group; more groups (depthwise) would be too many ops: one generic.
-MAX_SPLIT_GROUPS = 8
 
 
 @converts("convolution")
@@ -39,14 +37,37 @@ def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     group = view.attr("group")
     if rank == 2 and group == 1:
         return [linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)]
-    if rank == 2 and group <= MAX_SPLIT_GROUPS and tensor_type(filter_.type).shape[1] > 1:
-        return [_split_groups(padded, filter_, init, strides, dilations, group)]
+    if rank == 2:
+        filters, per_group, kh, kw = tensor_type(filter_.type).shape
+        if per_group == 1 and filters == group:
+            depthwise = collapse(filter_, [filters, kh, kw], [[0, 1], [2], [3]])
+            return [linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
+                                                      dilations=dilations)]
+        return [_grouped_convolution(padded, filter_, init, strides, dilations, group)]
     return [_generic_convolution(padded, filter_, init, strides, dilations, group)]
+
+
+def _grouped_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
+                         dilations: list[int], group: int) -> ir.Value:
+    """A grouped 2-D convolution as `linalg.conv_2d_ngchw_gfchw` on [n, group, per group, ...] views."""
+    n, channels, *spatial = tensor_type(data.type).shape
+    filters, per_group, *kernel = tensor_type(filter_.type).shape
+    _, _, *out_spatial = tensor_type(init.type).shape
+    data_g = expand(data, [n, group, channels // group, *spatial], [[0], [1, 2], [3], [4]])
+    filter_g = expand(filter_, [group, filters // group, per_group, *kernel], [[0, 1], [2], [3], [4]])
+    init_g = expand(init, [n, group, filters // group, *out_spatial], [[0], [1, 2], [3], [4]])
+    y = linalg.conv_2d_ngchw_gfchw(data_g, filter_g, outs=[init_g], strides=strides, dilations=dilations)
+    return collapse(y, [n, filters, *out_spatial], [[0], [1, 2], [3], [4]])
+
+
+# conv_transpose.py's grouped stride-1 convolutions with at most this many groups (of several
+# channels) are one named convolution per group (`_split_groups`); more groups: one generic.
+MAX_SPLIT_GROUPS = 8
 
 
 def _split_groups(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int], dilations: list[int],
                   group: int) -> ir.Value:
-    """A grouped 2-D convolution as one named convolution per group, on slices (the vectorized path)."""
+    """A grouped 2-D convolution as one named convolution per group, on slices (conv_transpose.py's)."""
     n, channels, *spatial = tensor_type(data.type).shape
     filters, per_group, *kernel = tensor_type(filter_.type).shape
     result = init
@@ -64,7 +85,6 @@ def _split_groups(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: li
 def _block(value: ir.Value, offsets: list[int], sizes: list[int]) -> ir.Value:
     block_type = ir.RankedTensorType.get(sizes, tensor_type(value.type).element_type)
     return tensor.extract_slice(block_type, value, [], [], [], offsets, sizes, [1] * len(sizes))
-
 
 def _generic_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
                          dilations: list[int], group: int) -> ir.Value:
