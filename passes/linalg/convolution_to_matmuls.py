@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg, tensor
+from mlir.dialects import arith, linalg, math, tensor
 
-from lamina.passes.conversion.graph_to_linalg.builders import broadcast_along, pad, tensor_type
+from lamina.passes.conversion.graph_to_linalg.builders import broadcast_along, dims, generic, pad, tensor_type
 from lamina.passes.conversion.graph_to_linalg.shape import collapse, expand, insert
 from lamina.passes.registry import Pass, register_pass
 
@@ -40,43 +40,82 @@ def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
-def _convolution_as_matmuls(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
-                            pads: tuple[int, int]) -> ir.Value:
-    """A batch-1 2-D convolution as matmuls [filters, channels] x [channels, positions].
+def largest_divisor(size: int, limit: int) -> int:
+    """The largest divisor of size up to limit (cpu-vectorize's tile)."""
+    return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
+
+
+# The convolutions this pass rewrites, and the rank of their filters' leading (non-kernel) dims.
+CONVOLUTIONS = {
+    "linalg.conv_2d_nchw_fchw": 2,  # [filters, channels, kh, kw]
+    "linalg.conv_2d_ngchw_gfchw": 3,  # [groups, filters per group, channels per group, kh, kw]
+    "linalg.depthwise_conv_2d_nchw_chw": 1,  # [channels, kh, kw]: one channel and one filter per group
+}
+# A stride-1 unpadded 1x1 convolution reads its input as it is (no padded copy) when the positions
+# beyond the last multiple of COLUMN_TILE (done by a second, narrower matmul) are at most 1/this of them.
+POINTWISE_TAIL = 8
+# Marks the depthwise tap-sum generic for `cpu-vectorize` (which tiles it along positions).
+TAP_SUM = "lamina.tap_sum"
+# Grouped convolutions: filters per group are padded with zero filters to a multiple of this when
+# the matmul tile (largest divisor up to 8 rows) would otherwise be below MIN_ROW_TILE (34 -> 40, not 2).
+FILTER_ROWS = 8
+MIN_ROW_TILE = 4
+
+
+def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
+                            dilations: list[int], pads: tuple[int, int]) -> ir.Value:
+    """A batch-1 2-D convolution as matmuls [filters, channels] x [channels, positions] (per group).
 
     The padded input is split into stride x stride phases (phase (a, b) holds
     rows a, a + sh, ... and columns b, b + sw, ...; one phase when the stride
     is 1), each of width `wq` = output width + extra columns, and flattened.
-    Tap (a + sh u, b + sw v) of the kernel then reads, for output position
-    p = row * wq + column, element p + u wq + v of its phase: a contiguous
-    slice of the flattened phase, so the convolution is one matmul per tap
-    (filter tap [filters, channels] x that slice) accumulating onto the bias,
-    on `length` positions (output rows x wq, padded to COLUMN_TILE; the extra
-    columns and positions are computed and dropped). With few channels the
-    tap slices are stacked into one operand and one matmul does all taps.
+    Kernel tap (i, j) reads input row sh * y + dh * i: phase (dh i mod sh,
+    dw j mod sw) at row offset u = dh i div sh and column offset v = dw j div sw,
+    so for output position p = row * wq + column it reads element p + u wq + v
+    of its phase: a contiguous slice of the flattened phase, and the
+    convolution is one matmul per tap (filter tap [filters, channels] x that
+    slice) accumulating onto the bias, on `length` positions (output rows x
+    wq, padded to COLUMN_TILE; the extra columns and positions are computed
+    and dropped). With few channels the tap slices are stacked into one
+    operand and one matmul does all taps. A grouped convolution does the same
+    with batch matmuls over the groups ([groups, filters, channels] x
+    [groups, channels, positions]); a depthwise one is one element-wise
+    generic summing each tap slice times its per-channel weight (`TAP_SUM`).
     `data` is the unpadded input, `pads` its top and left padding (zeros; the
     bottom and right ones follow from the output size), `init` the
     convolution's init.
     """
     element = tensor_type(data.type).element_type
     _, channels, height, width = tensor_type(data.type).shape
-    filters, _, kh, kw = tensor_type(filter_.type).shape
+    filter_shape = list(tensor_type(filter_.type).shape)
+    kh, kw = filter_shape[-2:]
     oh, ow = tensor_type(init.type).shape[2:]
-    sh, sw = strides
-    taps_h, taps_w = _ceil_div(kh, sh), _ceil_div(kw, sw)  # taps of phase (0, 0), the largest
-    wq = ow + taps_w - 1
+    (sh, sw), (dh, dw) = strides, dilations
+    span_h, span_w = dh * (kh - 1) // sh, dw * (kw - 1) // sw  # largest row and column offsets in a phase
+    wq = ow + span_w
     length = _ceil_div(oh * wq, COLUMN_TILE) * COLUMN_TILE
-    rows = max(oh + taps_h - 1, _ceil_div(length + (taps_h - 1) * wq + taps_w - 1, wq))
+    rows = max(oh + span_h, _ceil_div(length + span_h * wq + span_w, wq))
+    pointwise = ((kh, kw, sh, sw, *pads) == (1, 1, 1, 1, 0, 0) and kind != "linalg.depthwise_conv_2d_nchw_chw"
+                 and oh * ow % COLUMN_TILE * POINTWISE_TAIL <= oh * ow and _contiguous(data))
+    if pointwise:  # the input as it is: no padded copy, no cropped output (`_matmuls` splits off a tail)
+        length, rows = oh * ow, oh
     # The input, padded (or cropped: rows and columns no tap reads) to [channels, sh rows, sw wq].
     image = collapse(data, [channels, height, width], [[0, 1], [2], [3]])
     keep_h, keep_w = min(height, sh * rows - pads[0]), min(width, sw * wq - pads[1])
     if (keep_h, keep_w) != (height, width):
         image = _block(image, [0, 0, 0], [channels, keep_h, keep_w])
     image = _zero_padded(image, [0, pads[0], pads[1]], [channels, sh * rows, sw * wq])
-    weights = _taps_first(filter_)  # [kh, kw, filters, channels]
-    slices: list[tuple[ir.Value, ir.Value]] = []  # (filter tap [filters, channels], input [channels, length])
-    for a in range(min(sh, kh)):
-        for b in range(min(sw, kw)):
+    group, per_group, padded_filters = 1, channels, filter_shape[0]
+    if kind == "linalg.conv_2d_ngchw_gfchw":
+        group, filters_per_group, per_group = filter_shape[:3]
+        padded_filters = filters_per_group
+        if largest_divisor(filters_per_group, FILTER_ROWS) < MIN_ROW_TILE and _constant(filter_) is not None:
+            padded_filters = _ceil_div(filters_per_group, FILTER_ROWS) * FILTER_ROWS
+    weights = _taps_first(filter_, padded_filters)  # [kh, kw, *tap]
+    tap_shape = list(tensor_type(weights.type).shape[2:])
+    phases: dict[tuple[int, int], ir.Value] = {}
+    for a in sorted({dh * i % sh for i in range(kh)}):
+        for b in sorted({dw * j % sw for j in range(kw)}):
             if sh == sw == 1:
                 phase = image
             else:
@@ -84,12 +123,29 @@ def _convolution_as_matmuls(data: ir.Value, filter_: ir.Value, init: ir.Value, s
                                                [], [], [], [0, a, b], [channels, rows, wq], [1, sh, sw])
                 phase = linalg.copy(strided, outs=[tensor.empty([channels, rows, wq], element)])
             flat = collapse(phase, [channels, rows * wq], [[0], [1, 2]])
-            for u in range(_ceil_div(kh - a, sh)):
-                for v in range(_ceil_div(kw - b, sw)):
-                    tap = tensor.extract_slice(ir.RankedTensorType.get([filters, channels], element), weights,
-                                               [], [], [], [a + sh * u, b + sw * v, 0, 0],
-                                               [1, 1, filters, channels], [1, 1, 1, 1])
-                    slices.append((tap, _block(flat, [0, u * wq + v], [channels, length])))
+            if kind == "linalg.conv_2d_ngchw_gfchw":
+                flat = expand(flat, [group, per_group, rows * wq], [[0, 1], [2]])
+            phases[a, b] = flat
+    slices: list[tuple[ir.Value, ir.Value]] = []  # (filter tap, input [(groups,) channels, length])
+    for (a, b), flat in phases.items():
+        for i in (i for i in range(kh) if dh * i % sh == a):
+            for j in (j for j in range(kw) if dw * j % sw == b):
+                tap = tensor.extract_slice(ir.RankedTensorType.get(tap_shape, element), weights, [], [], [],
+                                           [i, j] + [0] * len(tap_shape), [1, 1, *tap_shape],
+                                           [1] * (2 + len(tap_shape)))
+                offset = dh * i // sh * wq + dw * j // sw
+                lead = [group] if kind == "linalg.conv_2d_ngchw_gfchw" else []
+                columns = _block(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length])
+                slices.append((tap, columns))
+    if kind == "linalg.depthwise_conv_2d_nchw_chw":
+        result = _tap_sum(slices, _positions_init(init, wq, length))
+        return _cropped(result, oh, ow, wq)
+    if kind == "linalg.conv_2d_ngchw_gfchw":
+        result = _grouped_positions_init(init, group, padded_filters, wq, length)
+        for tap, columns in slices:
+            result = _matmuls(linalg.batch_matmul, tap, columns, result)
+        return _grouped_cropped(result, filter_shape[1], oh, ow, wq)
+    filters = filter_shape[0]
     result = _positions_init(init, wq, length)
     if channels < GATHER_CHANNELS and len(slices) > 1:
         count = len(slices)
@@ -100,9 +156,80 @@ def _convolution_as_matmuls(data: ir.Value, filter_: ir.Value, init: ir.Value, s
             rhs = _copy_into(columns, rhs, [index * channels, 0])
         slices = [(lhs, rhs)]
     for tap, columns in slices:
-        result = linalg.matmul(tap, columns, outs=[result])
+        result = _matmuls(linalg.matmul, tap, columns, result)
+    return _cropped(result, oh, ow, wq)
+
+
+def _matmuls(matmul, lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value:
+    """`matmul` of lhs by rhs onto result; positions beyond the last multiple of COLUMN_TILE (an
+    unpadded pointwise convolution's) in a second matmul on slices, so the first keeps full tiles."""
+    length = tensor_type(rhs.type).shape[-1]
+    main = length // COLUMN_TILE * COLUMN_TILE
+    if main in (0, length):
+        return matmul(lhs, rhs, outs=[result])
+    for start, size in ((0, main), (main, length - main)):
+        lead_r, lead_o = tensor_type(rhs.type).shape[:-1], tensor_type(result.type).shape[:-1]
+        offsets_r, offsets_o = [0] * len(lead_r) + [start], [0] * len(lead_o) + [start]
+        part = matmul(lhs, _block(rhs, offsets_r, [*lead_r, size]),
+                      outs=[_block(result, offsets_o, [*lead_o, size])])
+        result = insert(part, result, offsets_o)
+    return result
+
+
+def _contiguous(value: ir.Value) -> bool:
+    """Whether `value` surely bufferizes to a contiguous buffer: not a slice (through reshapes).
+
+    (Flattening a slice, e.g. a convolution's cropped output, bufferizes to a
+    `memref.copy` the C runner utils do element by element.)
+    """
+    owner = value.owner
+    while isinstance(owner, ir.OpView) and owner.operation.name in ("tensor.expand_shape", "tensor.collapse_shape"):
+        owner = owner.operation.operands[0].owner
+    return not (isinstance(owner, ir.OpView) and owner.operation.name.startswith("tensor."))
+
+
+def _cropped(result: ir.Value, oh: int, ow: int, wq: int) -> ir.Value:
+    """[filters, positions] (rows of wq) as the convolution's [1, filters, oh, ow] (slices the consumer reads)."""
+    filters = tensor_type(result.type).shape[0]
     grid = expand(_block(result, [0, 0], [filters, oh * wq]), [filters, oh, wq], [[0], [1, 2]])
     return expand(_block(grid, [0, 0, 0], [filters, oh, ow]), [1, filters, oh, ow], [[0, 1], [2], [3]])
+
+
+def _grouped_cropped(result: ir.Value, filters: int, oh: int, ow: int, wq: int) -> ir.Value:
+    """[groups, padded filters, positions] as [1, groups x filters, oh, ow].
+
+    Without padded filters the groups' rows stay collapsible and the consumer
+    reads through slices; with them the kept rows are copied out first.
+    """
+    group, padded_filters, _ = tensor_type(result.type).shape
+    element = tensor_type(result.type).element_type
+    kept = _block(result, [0, 0, 0], [group, filters, oh * wq])
+    grid = _block(expand(kept, [group, filters, oh, wq], [[0], [1], [2, 3]]), [0, 0, 0, 0],
+                  [group, filters, oh, ow])
+    if padded_filters != filters:
+        grid = linalg.copy(grid, outs=[tensor.empty([group, filters, oh, ow], element)])
+    flat = collapse(grid, [group * filters, oh, ow], [[0, 1], [2], [3]])
+    return expand(flat, [1, group * filters, oh, ow], [[0, 1], [2], [3]])
+
+
+def _tap_sum(slices: list[tuple[ir.Value, ir.Value]], init: ir.Value) -> ir.Value:
+    """init + sum over taps of weight[c] * slice[c, p]: one element-wise generic (fused multiply-adds), tagged `TAP_SUM`."""
+    identity = ir.AffineMap.get_identity(2)
+    per_channel = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0)])
+    inputs = [columns for _, columns in slices] + [tap for tap, _ in slices]
+    maps = [identity] * len(slices) + [per_channel] * len(slices) + [identity]
+    (result,) = generic(inputs, [init], maps, ["parallel", "parallel"], _fused_sum(len(slices)))
+    result.owner.attributes[TAP_SUM] = ir.UnitAttr.get()
+    return result
+
+
+def _fused_sum(count: int):
+    def body(*arguments: ir.Value) -> ir.Value:
+        columns, taps, accumulator = arguments[:count], arguments[count:2 * count], arguments[-1]
+        for x, w in zip(columns, taps):
+            accumulator = math.fma(x, w, accumulator)
+        return accumulator
+    return body
 
 
 def _copy_into(source: ir.Value, dest: ir.Value, offsets: list[int]) -> ir.Value:
@@ -127,6 +254,20 @@ def _zero_padded(value: ir.Value, low: list[int], shape: list[int]) -> ir.Value:
     return _copy_into(value, zeros, low)
 
 
+def _broadcast_bias(init: ir.Value) -> ir.Value | None:
+    """The [filters] vector when `init` [1, filters, oh, ow] is its broadcast (what convert-graph-to-linalg writes)."""
+    filters = tensor_type(init.type).shape[1]
+    owner = init.owner
+    if (isinstance(owner, ir.OpView) and owner.operation.name == "linalg.generic" and len(owner.operation.operands) == 2
+            and tensor_type(owner.operation.operands[0].type).shape == [filters]
+            and str(owner.operation.attributes["indexing_maps"][0]) == "affine_map<(d0, d1, d2, d3) -> (d1)>"):
+        block = owner.operation.regions[0].blocks[0]
+        yielded = list(block.operations)[-1].operands[0]
+        if yielded == block.arguments[0]:
+            return owner.operation.operands[0]
+    return None
+
+
 def _positions_init(init: ir.Value, wq: int, length: int) -> ir.Value:
     """The convolution's init [1, filters, oh, ow] as [filters, length] (rows of wq positions).
 
@@ -136,37 +277,71 @@ def _positions_init(init: ir.Value, wq: int, length: int) -> ir.Value:
     init_type = tensor_type(init.type)
     _, filters, oh, ow = init_type.shape
     target = ir.RankedTensorType.get([filters, length], init_type.element_type)
-    owner = init.owner
-    if (isinstance(owner, ir.OpView) and owner.operation.name == "linalg.generic" and len(owner.operation.operands) == 2
-            and tensor_type(owner.operation.operands[0].type).shape == [filters]
-            and str(owner.operation.attributes["indexing_maps"][0]) == "affine_map<(d0, d1, d2, d3) -> (d1)>"):
-        block = owner.operation.regions[0].blocks[0]
-        yielded = list(block.operations)[-1].operands[0]
-        if yielded == block.arguments[0]:
-            return broadcast_along(owner.operation.operands[0], target, 0)
+    bias = _broadcast_bias(init)
+    if bias is not None:
+        return broadcast_along(bias, target, 0)
     grid = pad(collapse(init, [filters, oh, ow], [[0, 1], [2], [3]]), [0, 0, 0], [0, 0, wq - ow], 0)
     return pad(collapse(grid, [filters, oh * wq], [[0], [1, 2]]), [0, 0], [0, length - oh * wq], 0)
 
 
-def _taps_first(filter_: ir.Value) -> ir.Value:
-    """A [filters, channels, kh, kw] filter as [kh, kw, filters, channels]: each tap a contiguous matrix.
+def _grouped_positions_init(init: ir.Value, group: int, padded_filters: int, wq: int, length: int) -> ir.Value:
+    """The init [1, groups x filters, oh, ow] as [groups, padded filters, length] (zero rows and columns added)."""
+    init_type = tensor_type(init.type)
+    element = init_type.element_type
+    _, filters, oh, ow = init_type.shape
+    per_group = filters // group
+    bias = _broadcast_bias(init)
+    if bias is not None:
+        rows = _zero_padded(expand(bias, [group, per_group], [[0, 1]]), [0, 0], [group, padded_filters])
+        identity, leading = ir.AffineMap.get_identity(3), ir.AffineMap.get(3, 0, dims(0, 1))
+        (result,) = generic([rows], [tensor.empty([group, padded_filters, length], element)], [leading, identity],
+                            ["parallel"] * 3, lambda element_, _: element_)
+        return result
+    grid = expand(collapse(init, [filters, oh, ow], [[0, 1], [2], [3]]), [group, per_group, oh, ow],
+                  [[0, 1], [2], [3]])
+    grid = _zero_padded(grid, [0, 0, 0, 0], [group, padded_filters, oh, wq])
+    flat = collapse(grid, [group, padded_filters, oh * wq], [[0], [1], [2, 3]])
+    return _zero_padded(flat, [0, 0, 0], [group, padded_filters, length])
 
-    A constant filter (the usual case: weights) is transposed at compile time.
-    """
-    filter_type = tensor_type(filter_.type)
-    filters, channels, kh, kw = filter_type.shape
-    transposed = ir.RankedTensorType.get([kh, kw, filters, channels], filter_type.element_type)
-    owner = filter_.owner
+
+def _constant(value: ir.Value) -> ir.DenseElementsAttr | None:
+    owner = value.owner
     if isinstance(owner, ir.OpView) and owner.operation.name == "arith.constant":
         attr = owner.operation.attributes["value"]
         if isinstance(attr, ir.DenseElementsAttr):
-            attr = ir.DenseElementsAttr(attr)
-            if attr.is_splat:
-                return arith.constant(transposed, ir.DenseElementsAttr.get_splat(transposed, attr.get_splat_value()))
-            array = np.ascontiguousarray(np.array(ir.DenseFPElementsAttr(attr)).transpose(2, 3, 0, 1))
-            return arith.constant(transposed, ir.DenseElementsAttr.get(array, type=filter_type.element_type))
-    return linalg.transpose(filter_, outs=[tensor.empty([kh, kw, filters, channels], filter_type.element_type)],
-                            permutation=[2, 3, 0, 1])
+            return ir.DenseElementsAttr(attr)
+    return None
+
+
+def _taps_first(filter_: ir.Value, rows: int | None = None) -> ir.Value:
+    """A [..., kh, kw] filter as [kh, kw, ...]: each tap a contiguous block ([filters, channels] for a
+    convolution, [groups, filters, channels] grouped, [channels] depthwise).
+
+    A constant filter (the usual case: weights) is transposed at compile time,
+    and a grouped one padded with zero filters to `rows` filters per group.
+    """
+    filter_type = tensor_type(filter_.type)
+    shape = list(filter_type.shape)
+    lead, kernel = shape[:-2], shape[-2:]
+    if len(lead) == 3 and rows is not None:
+        lead[1] = rows
+    transposed = ir.RankedTensorType.get([*kernel, *lead], filter_type.element_type)
+    rank = len(shape)
+    order = [rank - 2, rank - 1, *range(rank - 2)]
+    attr = _constant(filter_)
+    if attr is not None:
+        if attr.is_splat and lead == shape[:-2]:
+            return arith.constant(transposed, ir.DenseElementsAttr.get_splat(transposed, attr.get_splat_value()))
+        array = np.array(ir.DenseFPElementsAttr(attr)).reshape(shape) if not attr.is_splat else np.full(
+            shape, ir.FloatAttr(attr.get_splat_value()).value, np.float32)
+        array = np.ascontiguousarray(array.transpose(order))
+        if list(array.shape) != [*kernel, *lead]:
+            widths = [(0, 0)] * rank
+            widths[3] = (0, lead[1] - array.shape[3])
+            array = np.pad(array, widths)
+        return arith.constant(transposed, ir.DenseElementsAttr.get(array, type=filter_type.element_type))
+    return linalg.transpose(filter_, outs=[tensor.empty([*kernel, *shape[:-2]], filter_type.element_type)],
+                            permutation=order)
 
 
 def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
@@ -187,15 +362,25 @@ def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
     return op.operands[0], (low[2], low[3])
 
 
+def _ungrouped(value: ir.Value) -> ir.Value:
+    """[n, groups, channels, h, w] as [n, groups x channels, h, w] (the expand_shape's source if it is one)."""
+    n, group, per_group, height, width = tensor_type(value.type).shape
+    owner = value.owner
+    if (isinstance(owner, ir.OpView) and owner.operation.name == "tensor.expand_shape"
+            and tensor_type(owner.operation.operands[0].type).shape == [n, group * per_group, height, width]):
+        return owner.operation.operands[0]
+    return collapse(value, [n, group * per_group, height, width], [[0], [1, 2], [3], [4]])
+
+
 def _matmul_convolutions(op: ir.Operation) -> None:
-    """Rewrite every batch-1, undilated f32 `linalg.conv_2d_nchw_fchw` as matmuls (`_convolution_as_matmuls`)."""
+    """Rewrite every static f32 2-D NCHW convolution (`CONVOLUTIONS`) as matmuls (`_convolution_as_matmuls`),
+    image by image."""
     convolutions = []
 
     def collect(child: ir.Operation) -> ir.WalkResult:
-        if child.name == "linalg.conv_2d_nchw_fchw":
+        if child.name in CONVOLUTIONS:
             data_type = tensor_type(child.operands[0].type)
-            dilations = list(ir.DenseIntElementsAttr(child.attributes["dilations"]))
-            if (data_type.shape[0] == 1 and all(d == 1 for d in dilations) and data_type.has_static_shape
+            if (data_type.has_static_shape and tensor_type(child.operands[1].type).has_static_shape
                     and isinstance(data_type.element_type, ir.F32Type)):
                 convolutions.append(child)
         return ir.WalkResult.ADVANCE
@@ -203,9 +388,26 @@ def _matmul_convolutions(op: ir.Operation) -> None:
     op.walk(collect)
     for convolution in convolutions:
         with ir.InsertionPoint(convolution), convolution.location:
-            data, pads = _zero_padding(convolution.operands[0])
+            data, filter_, init = convolution.operands
+            kind = convolution.name
+            if kind == "linalg.conv_2d_ngchw_gfchw":  # back to [n, channels, h, w] and [n, filters, oh, ow]
+                data, init = _ungrouped(data), _ungrouped(init)
+            data, pads = _zero_padding(data)
             strides = list(ir.DenseIntElementsAttr(convolution.attributes["strides"]))
-            result = _convolution_as_matmuls(data, convolution.operands[1], convolution.operands[2], strides, pads)
+            dilations = list(ir.DenseIntElementsAttr(convolution.attributes["dilations"]))
+            images = tensor_type(data.type).shape[0]
+            if images == 1:
+                result = _convolution_as_matmuls(kind, data, filter_, init, strides, dilations, pads)
+            else:
+                result = init
+                init_shape = [1, *tensor_type(init.type).shape[1:]]
+                data_shape = [1, *tensor_type(data.type).shape[1:]]
+                for image in range(images):
+                    y = _convolution_as_matmuls(kind, _block(data, [image, 0, 0, 0], data_shape), filter_,
+                                                _block(init, [image, 0, 0, 0], init_shape), strides, dilations, pads)
+                    result = _copy_into(y, result, [image, 0, 0, 0])
+            if kind == "linalg.conv_2d_ngchw_gfchw":
+                result = expand(result, tensor_type(convolution.results[0].type).shape, [[0], [1, 2], [3], [4]])
         convolution.results[0].replace_all_uses_with(result)
         convolution.erase()
 

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects.transform import interpreter
 
+from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM
 from lamina.passes.registry import Pass, register_pass
 
 TAG = "lamina.cpu_tile"
@@ -33,6 +34,10 @@ MAX_TILES = {
     "linalg.conv_2d_nchw_fchw": (1, 8, 1, 16, 8, 1, 1),
     "linalg.matmul": (8, 32, 1),
     "linalg.batch_matmul": (1, 8, 32, 1),
+    # A depthwise convolution's tap sum (channels, positions; `TAP_SUM` of
+    # linalg-convolution-to-matmuls): per tile, each tap's 32 positions are one
+    # load and one FMA with its channel's weight onto the same accumulator.
+    TAP_SUM: (1, 32),
 }
 RAISE_PATTERNS = (
     "vector.reduction_to_contract",
@@ -55,9 +60,18 @@ def largest_divisor(size: int, limit: int) -> int:
     return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
 
 
+def _kind(op: ir.Operation) -> str | None:
+    """The `MAX_TILES` key of a target op (its name, or `TAP_SUM` for a marked generic), else None."""
+    if op.name == "linalg.generic":
+        return TAP_SUM if TAP_SUM in op.attributes else None
+    return op.name if op.name in MAX_TILES else None
+
+
 def _loop_sizes(op: ir.Operation) -> list[int]:
     """The iteration domain of a named conv/matmul: result dims, then reduction dims."""
     result = ir.RankedTensorType(op.results[0].type).shape
+    if _kind(op) == TAP_SUM:
+        return list(result)
     lhs, rhs = (ir.RankedTensorType(v.type).shape for v in op.operands[:2])
     if op.name == "linalg.conv_2d_nchw_fchw":
         return [*result, rhs[1], rhs[2], rhs[3]]
@@ -72,7 +86,7 @@ def _schedule(ops: list[ir.Operation]) -> str:
         # 0: that loop is not tiled (its tile would be the whole dimension).
         sizes = [0 if tile == size else tile
                  for size, tile in ((size, largest_divisor(size, limit))
-                                    for size, limit in zip(_loop_sizes(op), MAX_TILES[op.name]))]
+                                    for size, limit in zip(_loop_sizes(op), MAX_TILES[_kind(op)]))]
         loops = sum(1 for tile in sizes if tile)
         lines.append(f'%op{index} = transform.structured.match ops{{["{op.name}"]}} '
                      f'attributes{{{TAG} = {index} : i64}} in %root : ({any_op}) -> {any_op}')
@@ -120,7 +134,7 @@ class CpuVectorize(Pass):
         targets: list[ir.Operation] = []
 
         def collect(child: ir.Operation) -> ir.WalkResult:
-            if child.name in MAX_TILES:
+            if _kind(child) is not None:
                 child.attributes[TAG] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), len(targets))
                 targets.append(child)
             return ir.WalkResult.ADVANCE
@@ -133,8 +147,9 @@ class CpuVectorize(Pass):
         interpreter.apply_named_sequence(op, entry, schedule)
 
         def untag(child: ir.Operation) -> ir.WalkResult:
-            if TAG in child.attributes:
-                del child.attributes[TAG]
+            for name in (TAG, TAP_SUM):
+                if name in child.attributes:
+                    del child.attributes[name]
             return ir.WalkResult.ADVANCE
 
         op.walk(untag)

@@ -24,19 +24,37 @@ func.func @convolution() {
 
 // -----
 
-// A convolution with one channel per group (depthwise-like) has no named op:
-// one generic whose input channel is (m floordiv filters-per-group) *
-// channels-per-group + c. No padding, no pad.
+// A depthwise convolution (one channel and one filter per group) is the named
+// depthwise convolution on the padded input, its filter without the unit dim.
 
-// CHECK-DAG:   #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4, d5, d6) -> (d0, d1 floordiv 2 + d4, d2 + d5, d3 + d6)>
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         %[[P:.*]] = tensor.pad %arg0 low[0, 0, 1, 1] high[0, 0, 1, 1]
+// CHECK:         %[[W:.*]] = tensor.collapse_shape %arg1 {{\[}}[0, 1], [2], [3]] : tensor<3x1x3x3xf32> into tensor<3x3x3xf32>
+// CHECK:         linalg.depthwise_conv_2d_nchw_chw {dilations = dense<1> : tensor<2xi64>, strides = dense<2> : tensor<2xi64>} ins(%[[P]], %[[W]] : tensor<1x3x7x7xf32>, tensor<3x3x3xf32>) outs(%{{.*}} : tensor<1x3x3x3xf32>)
+func.func @depthwise() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x3x5x5xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<3x1x3x3xf32>
+  %b = "graph.splat"() {value = 0.0 : f32} : () -> tensor<3xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 2, 2>} : (tensor<1x3x5x5xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x3x3xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x3x3x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// Any other grouped 2-D convolution (here one channel and two filters per
+// group) is the named grouped convolution on [n, group, per group, h, w]
+// views of the input, filter and bias-initialized output, collapsed back.
+
 // CHECK-LABEL: func.func @one_channel_per_group
-// CHECK-NOT:     tensor.pad
-// CHECK:         linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "parallel", "reduction", "reduction", "reduction"]}
-// CHECK:           arith.mulf
-// CHECK:           arith.addf
+// CHECK:         %[[X:.*]] = tensor.expand_shape %arg0 {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 1, 3, 3]
+// CHECK:         %[[W:.*]] = tensor.expand_shape %arg1 {{\[}}[0, 1], [2], [3], [4]] output_shape [2, 2, 1, 1, 1]
+// CHECK:         %[[I:.*]] = tensor.expand_shape %{{.*}} {{\[}}[0], [1, 2], [3], [4]] output_shape [1, 2, 2, 3, 3]
+// CHECK:         %[[Y:.*]] = linalg.conv_2d_ngchw_gfchw {{.*}} ins(%[[X]], %[[W]] : tensor<1x2x1x3x3xf32>, tensor<2x2x1x1x1xf32>) outs(%[[I]] : tensor<1x2x2x3x3xf32>)
+// CHECK:         tensor.collapse_shape %[[Y]] {{\[}}[0], [1, 2], [3], [4]] : tensor<1x2x2x3x3xf32> into tensor<1x4x3x3xf32>
 func.func @one_channel_per_group() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
-  %w = "graph.splat"() {value = 1.0 : f32} : () -> tensor<4x1x1x1xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<4x1x1x1xf32>
   %b = "graph.splat"() {value = 0.0 : f32} : () -> tensor<4xf32>
   %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3xf32>, tensor<4x1x1x1xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
   "graph.save"(%y) {name = "y"} : (tensor<1x4x3x3xf32>) -> ()
@@ -45,22 +63,22 @@ func.func @one_channel_per_group() {
 
 // -----
 
-// A few groups of several channels: one named convolution per group, on
-// slices of the input, filter and bias-initialized output.
+// A grouped convolution of another rank has no named op: one generic whose
+// input channel is (m floordiv filters-per-group) * channels-per-group + c.
+// No padding, no pad.
 
-// CHECK-LABEL: func.func @two_groups
-// CHECK:         %[[X0:.*]] = tensor.extract_slice %arg0[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
-// CHECK:         %[[Y0:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[X0]], %{{.*}} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>)
-// CHECK:         %[[R0:.*]] = tensor.insert_slice %[[Y0]] into %{{.*}}[0, 0, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
-// CHECK:         %[[X1:.*]] = tensor.extract_slice %arg0[0, 2, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
-// CHECK:         %[[Y1:.*]] = linalg.conv_2d_nchw_fchw {{.*}} ins(%[[X1]], %{{.*}} : tensor<1x2x3x3xf32>, tensor<2x2x1x1xf32>)
-// CHECK:         tensor.insert_slice %[[Y1]] into %[[R0]][0, 2, 0, 0] [1, 2, 3, 3] [1, 1, 1, 1]
-func.func @two_groups() {
-  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x4x3x3xf32>
-  %w = "graph.splat"() {value = 1.0 : f32} : () -> tensor<4x2x1x1xf32>
+// CHECK-DAG:   #[[IN:.*]] = affine_map<(d0, d1, d2, d3, d4) -> (d0, d1 floordiv 2 + d3, d2 + d4)>
+// CHECK-LABEL: func.func @grouped_1d
+// CHECK-NOT:     tensor.pad
+// CHECK:         linalg.generic {indexing_maps = [#[[IN]], {{.*}}], iterator_types = ["parallel", "parallel", "parallel", "reduction", "reduction"]}
+// CHECK:           arith.mulf
+// CHECK:           arith.addf
+func.func @grouped_1d() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x5xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<4x1x3xf32>
   %b = "graph.splat"() {value = 0.0 : f32} : () -> tensor<4xf32>
-  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x3x3xf32>, tensor<4x2x1x1xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
-  "graph.save"(%y) {name = "y"} : (tensor<1x4x3x3xf32>) -> ()
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1>, group = 2 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x2x5xf32>, tensor<4x1x3xf32>, tensor<4xf32>) -> tensor<1x4x3xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x4x3xf32>) -> ()
   return
 }
 
