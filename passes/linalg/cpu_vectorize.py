@@ -117,7 +117,8 @@ def _schedule(ops: list[ir.Operation]) -> str:
 @register_pass
 @dataclass(frozen=True)
 class CpuVectorize(Pass):
-    """Tile every 2-D NCHW convolution, matmul and batch matmul to static tiles and vectorize them.
+    """Tile every 2-D NCHW convolution, matmul, batch matmul and depthwise tap sum (a generic tagged
+    `lamina.tap_sum` by linalg-convolution-to-matmuls) to static tiles and vectorize them.
 
     Tile sizes are the
     largest divisors of each loop's size up to `MAX_TILES`; the remaining

@@ -31,18 +31,45 @@ func.func @convolution() {
 
 // -----
 
-// Not firing: a convolution with one channel per group is a generic, which stays as it is.
+// A depthwise convolution's tap sum (the generic linalg-convolution-to-matmuls
+// tags): tiled to 1 channel x 32 positions and vectorized, the 9 taps one
+// chain of vector FMAs onto the accumulator, written once per tile. The
+// bias broadcast (an untagged generic) is not vectorized; no tag is left.
 
-// CHECK-LABEL: func.func @grouped
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<3x64xf32>)
+// CHECK:         scf.for %{{.*}} = %c0 to %c3 step %c1
+// CHECK:           scf.for %{{.*}} = %c0 to %c64 step %c32
+// CHECK-COUNT-9:     math.fma {{.*}} : vector<32xf32>
+// CHECK:             vector.transfer_write {{.*}} : vector<32xf32>, tensor<1x32xf32>
+// CHECK-NOT:     linalg.generic
+// CHECK-NOT:     lamina.tap_sum
+// CHECK-NOT:     lamina.cpu_tile
+func.func @depthwise() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x3x6x6xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<3x1x3x3xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<3xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x3x6x6xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not firing: generics without the tag (a 1-D grouped convolution, its bias
+// broadcast) stay as they are.
+
+// CHECK-LABEL: func.func @grouped_1d
 // CHECK-NOT:     vector.
 // CHECK:         linalg.generic
+// CHECK:         linalg.generic
 // CHECK-NOT:     vector.
-func.func @grouped() {
-  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x4x3x3xf32>
-  %w = "graph.splat"() {value = 1.0 : f32} : () -> tensor<4x1x1x1xf32>
+func.func @grouped_1d() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x5xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<4x1x3xf32>
   %b = "graph.splat"() {value = 0.0 : f32} : () -> tensor<4xf32>
-  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 4 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x4x3x3xf32>, tensor<4x1x1x1xf32>, tensor<4xf32>) -> tensor<1x4x3x3xf32>
-  "graph.save"(%y) {name = "y"} : (tensor<1x4x3x3xf32>) -> ()
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1>, group = 2 : i64, pads = array<i64: 0, 0>, strides = array<i64: 1>} : (tensor<1x2x5xf32>, tensor<4x1x3xf32>, tensor<4xf32>) -> tensor<1x4x3xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x4x3xf32>) -> ()
   return
 }
 

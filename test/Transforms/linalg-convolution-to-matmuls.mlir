@@ -27,14 +27,22 @@ func.func @strided() {
 
 // -----
 
-// Not firing: a dilated convolution and a batch of two stay named convolutions.
+// A dilated convolution: kernel tap (i, j) reads the flattened input at
+// offset 2 i wq + 2 j (wq = 2 + 4 columns); a batch of two: one image at a
+// time (slices), each result copied into the batch.
 
 // CHECK-LABEL: func.func @dilated_and_batched
-// CHECK-NOT:     linalg.matmul
-// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<2> : tensor<2xi64>
-// CHECK-NOT:     linalg.matmul
-// CHECK:         linalg.conv_2d_nchw_fchw {dilations = dense<1> : tensor<2xi64>{{.*}} : tensor<2x16x6x6xf32>
-// CHECK-NOT:     linalg.matmul
+// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(0|2|4)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
+// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(12|14|16)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
+// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(24|26|28)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
+// CHECK-COUNT-9: linalg.matmul
+// CHECK:         tensor.extract_slice %arg1[0, 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
+// CHECK-COUNT-9: linalg.matmul
+// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK:         tensor.extract_slice %arg1[1, 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
+// CHECK-COUNT-9: linalg.matmul
+// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK-NOT:     linalg.conv
 func.func @dilated_and_batched() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x6x6xf32>
   %x2 = "graph.placeholder"() {name = "x2"} : () -> tensor<2x16x6x6xf32>
@@ -44,5 +52,107 @@ func.func @dilated_and_batched() {
   %z = "graph.convolution"(%x2, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<2x16x6x6xf32>, tensor<4x16x3x3xf32>, tensor<4xf32>) -> tensor<2x4x4x4xf32>
   "graph.save"(%y) {name = "y"} : (tensor<1x4x2x2xf32>) -> ()
   "graph.save"(%z) {name = "z"} : (tensor<2x4x4x4xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 1x1 stride-1 unpadded convolution reads its input as it is (no padded
+// copy: 196 positions, not 224) and writes exactly its output positions:
+// one matmul on the first 192 (full 32-column tiles), one on the last 4.
+// On 7x7 the tail would be 17 of 49 positions: padded to 64 as usual.
+
+// CHECK-LABEL: func.func @pointwise
+// CHECK-NOT:     linalg.fill
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x192xf32>) outs(%{{.*}} : tensor<8x192xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
+// CHECK:         tensor.expand_shape %{{.*}} : tensor<8x196xf32> into tensor<8x14x14xf32>
+// CHECK:         linalg.fill {{.*}} -> tensor<16x10x7xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<8x64xf32>)
+func.func @pointwise() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x14x14xf32>
+  %x2 = "graph.placeholder"() {name = "x2"} : () -> tensor<1x16x7x7xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x1x1xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  %z = "graph.convolution"(%x2, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x7x7xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x7x7xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x14x14xf32>) -> ()
+  "graph.save"(%z) {name = "z"} : (tensor<1x8x7x7xf32>) -> ()
+  return
+}
+
+// -----
+
+// A grouped convolution: one batch matmul per tap over the groups,
+// [groups, filters, channels] x [groups, channels, positions], onto the bias
+// broadcast to [groups, filters, positions]. 11 filters per group (a matmul
+// tile of 1 row) are padded with zero filters to 16 at compile time, and the
+// kept rows are copied out; 6 filters per group are left as they are.
+
+// CHECK-LABEL: func.func @grouped
+// CHECK:         arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<1x1x2x16x4xf32>
+// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x16x4xf32>, tensor<2x4x32xf32>) outs(%{{.*}} : tensor<2x16x32xf32>)
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [2, 11, 32] [1, 1, 1] : tensor<2x16x32xf32> to tensor<2x11x32xf32>
+// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<2x11x4x8xf32>)
+// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x6x4xf32>, tensor<2x4x32xf32>) outs(%{{.*}} : tensor<2x6x32xf32>)
+// CHECK-NOT:     linalg.copy
+// CHECK-NOT:     linalg.conv
+func.func @grouped() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x4x8xf32>
+  %w = "graph.splat"() {value = 0.5 : f32} : () -> tensor<22x4x1x1xf32>
+  %w2 = "graph.splat"() {value = 0.5 : f32} : () -> tensor<12x4x1x1xf32>
+  %b = "graph.splat"() {value = 1.0 : f32} : () -> tensor<22xf32>
+  %b2 = "graph.splat"() {value = 1.0 : f32} : () -> tensor<12xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x4x8xf32>, tensor<22x4x1x1xf32>, tensor<22xf32>) -> tensor<1x22x4x8xf32>
+  %z = "graph.convolution"(%x, %w2, %b2) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x4x8xf32>, tensor<12x4x1x1xf32>, tensor<12xf32>) -> tensor<1x12x4x8xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x22x4x8xf32>) -> ()
+  "graph.save"(%z) {name = "z"} : (tensor<1x12x4x8xf32>) -> ()
+  return
+}
+
+// -----
+
+// A depthwise 3x3 convolution: the same contiguous tap slices of the
+// flattened padded input (rows of 6 + 2 columns), summed in one element-wise
+// generic (tagged for cpu-vectorize) as a chain of 9 fused multiply-adds
+// with each tap's per-channel weight, onto the broadcast bias.
+
+// CHECK-LABEL: func.func @depthwise
+// CHECK:         linalg.transpose ins(%{{.*}} : tensor<3x3x3xf32>) outs(%{{.*}} : tensor<3x3x3xf32>) permutation = [1, 2, 0]
+// CHECK:         tensor.extract_slice %{{.*}}[0, 18] [3, 64] [1, 1] : tensor<3x88xf32> to tensor<3x64xf32>
+// CHECK:         linalg.generic {{.*}} : tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3x64xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>)
+// CHECK-SAME:      outs(%{{.*}} : tensor<3x64xf32>) attrs = {lamina.tap_sum}
+// CHECK-COUNT-9:   math.fma
+// CHECK:         tensor.extract_slice %{{.*}}[0, 0] [3, 48] [1, 1] : tensor<3x64xf32> to tensor<3x48xf32>
+// CHECK-NOT:     linalg.depthwise
+func.func @depthwise() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x3x6x6xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<3x1x3x3xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<3xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf32>, tensor<3x1x3x3xf32>, tensor<3xf32>) -> tensor<1x3x6x6xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x3x6x6xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not firing: convolutions of other element types stay named convolutions.
+
+// CHECK-LABEL: func.func @not_f32
+// CHECK-NOT:     linalg.matmul
+// CHECK-NOT:     linalg.generic {{.*}}lamina.tap_sum
+// CHECK:         linalg.depthwise_conv_2d_nchw_chw {{.*}} -> tensor<1x3x6x6xf64>
+// CHECK:         linalg.conv_2d_nchw_fchw {{.*}} -> tensor<1x4x4x4xf64>
+// CHECK-NOT:     linalg.matmul
+func.func @not_f32() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x3x6x6xf64>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<3x1x3x3xf64>
+  %w2 = "graph.placeholder"() {name = "w2"} : () -> tensor<4x3x3x3xf64>
+  %b = "graph.splat"() {value = 0.5 : f64} : () -> tensor<3xf64>
+  %b2 = "graph.splat"() {value = 0.5 : f64} : () -> tensor<4xf64>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 3 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf64>, tensor<3x1x3x3xf64>, tensor<3xf64>) -> tensor<1x3x6x6xf64>
+  %z = "graph.convolution"(%x, %w2, %b2) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf64>, tensor<4x3x3x3xf64>, tensor<4xf64>) -> tensor<1x4x4x4xf64>
+  "graph.save"(%y) {name = "y"} : (tensor<1x3x6x6xf64>) -> ()
+  "graph.save"(%z) {name = "z"} : (tensor<1x4x4x4xf64>) -> ()
   return
 }

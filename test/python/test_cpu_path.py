@@ -42,6 +42,16 @@ CONVOLUTIONS = {
     "grouped": dict(w=(6, 1, 3, 3), group=3, pads=[1, 1, 1, 1], x=(1, 3, 7, 7)),
     "group_of_two": dict(w=(4, 3, 1, 1), group=2, x=(2, 6, 5, 5)),
     "conv1d": dict(w=(4, 3, 3), x=(1, 3, 9), strides=[2], pads=[1, 1]),
+    # Depthwise (a vectorized tap sum), grouped (batch matmuls, 11 filters per group padded to 16),
+    # 1x1 on unpadded positions with a tail, batches and dilations (image by image, tap offsets).
+    "depthwise": dict(w=(5, 1, 3, 3), group=5, pads=[1, 1, 1, 1], x=(1, 5, 9, 9)),
+    "depthwise_strided": dict(w=(5, 1, 3, 3), group=5, pads=[1, 1, 1, 1], strides=[2, 2], x=(1, 5, 9, 9)),
+    "depthwise_dilated_batched": dict(w=(4, 1, 3, 3), group=4, pads=[2, 2, 2, 2], dilations=[2, 2], x=(2, 4, 8, 8)),
+    "channel_multiplier": dict(w=(6, 1, 3, 3), group=3, pads=[1, 0, 1, 0], x=(1, 3, 7, 7)),
+    "many_groups": dict(w=(44, 3, 1, 1), group=4, x=(1, 12, 14, 14)),
+    "grouped_strided": dict(w=(12, 2, 3, 3), group=3, strides=[2, 2], pads=[1, 1, 1, 1], x=(1, 6, 11, 11)),
+    "pointwise_tail": dict(w=(8, 16, 1, 1), x=(1, 16, 14, 14)),
+    "dilated_strided": dict(w=(4, 3, 3, 3), dilations=[2, 2], strides=[2, 2], pads=[1, 1, 1, 1], x=(1, 3, 11, 11)),
 }
 
 
