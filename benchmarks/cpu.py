@@ -17,7 +17,6 @@ The output error is max |lamina - onnxruntime| / max |onnxruntime|. Writes
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
 import statistics
 import subprocess
@@ -31,7 +30,7 @@ import onnxruntime
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 
-from import_and_interpret import machine  # noqa: E402
+from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model, random_inputs  # noqa: E402
 
 from lamina.dialects import model  # noqa: E402
@@ -48,20 +47,31 @@ SEED = 0
 PEAK_SIZE = 2048
 
 PEAK_GEMM = f"""
-import time, numpy as np
+import ctypes, time, numpy as np
 a = np.random.default_rng(0).random(({PEAK_SIZE}, {PEAK_SIZE}), np.float32)
 a @ a
 best = min((lambda t: (a @ a, time.perf_counter() - t)[1])(time.perf_counter()) for _ in range(5))
 print(2 * {PEAK_SIZE} ** 3 / best / 1e9)
+libraries = {{line.split()[-1] for line in open("/proc/self/maps") if "openblas" in line}}
+for library in libraries:
+    for symbol in ("scipy_openblas_get_corename64_", "openblas_get_corename64_", "openblas_get_corename"):
+        corename = getattr(ctypes.CDLL(library), symbol, None)
+        if corename is not None:
+            corename.restype = ctypes.c_char_p
+            print(corename().decode())
 """
 
 
-def peak_gflops() -> float:
-    """NumPy float32 GEMM GFLOP/s on one OpenBLAS thread, in a child process (the variable acts at import)."""
+def peak_gflops() -> tuple[float, str]:
+    """NumPy float32 GEMM GFLOP/s on one OpenBLAS thread and the kernel set OpenBLAS picked for this CPU.
+
+    Runs in a child process because OPENBLAS_NUM_THREADS acts at import. The
+    kernel name says whether the "peak" uses the CPU's widest vectors.
+    """
     environment = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
     output = subprocess.run([sys.executable, "-c", PEAK_GEMM], env=environment, check=True, capture_output=True,
-                            text=True)
-    return float(output.stdout)
+                            text=True).stdout.split()
+    return float(output[0]), (output[1] if len(output) > 1 else "unknown")
 
 
 def contraction_flops(module) -> int:
@@ -118,20 +128,13 @@ def measure(name: str, repeat: int) -> dict[str, object]:
     return row
 
 
-def table(rows: list[dict[str, object]], peak: float, repeat: int) -> str:
+def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int) -> str:
     lines = [
-        "# The CPU path against onnxruntime",
-        "",
-        "Measured by:",
-        "",
-        "```sh",
-        COMMAND,
-        "```",
-        "",
-        f"on {machine()}, {datetime.date.today().isoformat()}. Latencies are medians of {repeat} calls after a",
-        "warm-up; Lamina's code is single-threaded. GFLOP counts convolution and matmul multiply-adds (x2).",
-        f"Peak: NumPy (OpenBLAS) float32 {PEAK_SIZE}^3 matmul on one thread, measured in the same run: "
-        f"**{peak:.1f} GFLOP/s**.",
+        *report_header("The CPU path against onnxruntime", COMMAND),
+        f"Latencies are medians of {repeat} calls after a warm-up; Lamina's code is single-threaded. GFLOP",
+        "counts convolution and matmul multiply-adds (x2).",
+        f"Peak: NumPy (OpenBLAS, `{kernel}` kernels) float32 {PEAK_SIZE}^3 matmul on one thread, measured in the "
+        f"same run: **{peak:.1f} GFLOP/s**.",
         "",
         "| model | GFLOP | compile (s) | Lamina (ms) | ORT 1 thread (ms) | ORT 2 threads (ms) | Lamina / ORT 1 "
         "| Lamina GFLOP/s | % of peak | ORT 1 GFLOP/s | max rel. error |",
@@ -155,7 +158,7 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=5, help="timed calls per measurement (default: 5)")
     parser.add_argument("--output", default=str(RESULTS), help="where to write the markdown table")
     args = parser.parse_args()
-    peak = peak_gflops()
+    peak, kernel = peak_gflops()
     rows = []
     for name in args.models.split(","):
         try:
@@ -163,7 +166,7 @@ def main() -> None:
         except Exception as error:  # a model that fails is a row saying why, not a lost run
             rows.append({"model": name, "failure": f"{type(error).__name__}: {str(error).splitlines()[0]}"})
         print(rows[-1], file=sys.stderr, flush=True)
-    text = table(rows, peak, args.repeat)
+    text = table(rows, peak, kernel, args.repeat)
     Path(args.output).write_text(text)
     print(text)
 

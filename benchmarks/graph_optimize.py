@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import collections
-import datetime
 import os
 import statistics
 import sys
@@ -35,7 +34,7 @@ from typing import Callable
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 
-from import_and_interpret import machine  # noqa: E402
+from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model, randomize_weights  # noqa: E402
 from synthetic_graphs import synthetic_recipe  # noqa: E402
 from test_graph_optimize_sweep import SUPPORT_CHECK, assert_same_outputs, leaf_elements, unsupported_ops  # noqa: E402
@@ -203,8 +202,7 @@ def passes_section(rows: dict[int, dict]) -> tuple[list[str], list[str]]:
 
 
 def report(light: dict[str, dict], synthetic: dict[int, dict], loads: tuple[float, float], repeat: int) -> str:
-    lines = ["# Compile time of graph-optimize", "", "Measured by:", "", "```sh", COMMAND, "```", "",
-             f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+    lines = [*report_header("Compile time of graph-optimize", COMMAND),
              f"Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end.", "",
              f"Median of {repeat} runs of `graph-optimize{{backend=B}}` on a fresh copy of the module, verification",
              "after each pass included (the default of `lamina-opt`). CPU time is this process's (the passes run",

@@ -141,17 +141,15 @@ def machine() -> str:
             f"onnx {onnx.__version__}, onnxruntime {onnxruntime.__version__}")
 
 
+def report_header(title: str, command: str) -> list[str]:
+    """A benchmark report's first lines: its title, the command that produced it, the date and machine."""
+    return [f"# {title}", "", "Measured by:", "", "```sh", command, "```", "",
+            f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}."]
+
+
 def table(rows: list[dict[str, object]], loads: tuple[float, float], repeat: int, reference_timeout: float) -> str:
     lines = [
-        "# Import and interpretation time of the light models",
-        "",
-        "Measured by:",
-        "",
-        "```sh",
-        COMMAND,
-        "```",
-        "",
-        f"Date: {datetime.date.today().isoformat()}. Machine: {machine()}.",
+        *report_header("Import and interpretation time of the light models", COMMAND),
         f"Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end: other work on the",
         "machine slows every column.",
         "",

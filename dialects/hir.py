@@ -3,7 +3,8 @@
 A HIR module is one `func.func @main()` over memrefs. Memory objects are
 declared first: `hir.vars` (a tensor in DRAM0 at a vector `base`),
 `hir.view` (a concat input placed at a channel offset inside its output's
-Vars), `hir.consts` (a `V x N` image of storage integers in DRAM1) and
+Vars), `hir.consts` (a `V x N` image of storage integers in DRAM1, on a
+`page`: 0 resident, k > 0 an overlay the host loads when needed) and
 `hir.temp` (a layer-local tensor the scheduler places in the accumulators).
 Then come layers, in program order: a matmul or load followed by
 accumulator ops and ending with saves, and `hir.host` segments that run a
@@ -213,8 +214,10 @@ HIR.op("vars", "A Vars object in DRAM0 at vector `base`.", attrs={"name": STR, "
        shape_fn=_declared_object)
 HIR.op("view", "Channels [channel_offset, +C) of a Vars object: a concat input placed in its output.",
        operands=("source",), attrs={"channel_offset": I64}, shape_fn=_view)
-HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of storage integers.",
-       attrs={"base": I64, "value": ELEMENTS}, shape_fn=_consts)
+HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of storage integers. Page 0 is "
+       "loaded before the program runs; page k > 0 is loaded by the host before the first layer that reads it, "
+       "over the previous page (weights larger than DRAM1).",
+       attrs={"base": I64, "page": I64, "value": ELEMENTS}, shape_fn=_consts)
 HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.", attrs=LAYER,
        shape_fn=_declared_object)
 HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (weights: per "

@@ -2,8 +2,10 @@
 
 As docs/accelerator.md ("Program files") says: inputs are converted to the
 data type and written at their DRAM0 bases in the channel-tile-major layout,
-`.tdata` is loaded into DRAM1, then the plan runs in order. Accelerator
-steps execute instruction ranges on `tcu_machine.Machine`; host steps run
+the consts entries no plan step names (`.tdata`) are loaded into DRAM1,
+then the plan runs in order. Accelerator steps execute instruction ranges
+on `tcu_machine.Machine`; consts steps load a page of weights into DRAM1
+(host DMA, not counted in cycles); host steps run
 their graph module with the reference interpreter, reading host values
 (model inputs and earlier host results, exact floats) or else Vars from
 DRAM0, and writing results back to DRAM0 when a Vars entry has their name.
@@ -21,7 +23,7 @@ import numpy as np
 from lamina.backends.tcu.data_layout import from_vectors, to_vectors
 from lamina.backends.tcu.encoding import decode
 from lamina.backends.tcu.latency import OpcodeSummary, instruction_cycles, summarize_by_opcode
-from lamina.backends.tcu.model_files import AcceleratorStep, LoadedModel, TensorEntry, read_model
+from lamina.backends.tcu.model_files import AcceleratorStep, ConstsStep, LoadedModel, TensorEntry, read_model
 from lamina.dialects import model as model_module
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
@@ -71,8 +73,14 @@ class _Run:
                                                                      *manifest.vars) if e.base is not None])
         dram1 = max([extents[DRAM1]] + [c.base + c.size for c in manifest.consts])
         self.machine = Machine(self.arch, dram0, dram1)
-        for consts, image in zip(manifest.consts, loaded.consts_images):
-            self.machine.memories[DRAM1][consts.base:consts.base + consts.size] = image
+        paged = {step.index for step in manifest.plan if isinstance(step, ConstsStep)}
+        for index in range(len(manifest.consts)):
+            if index not in paged:
+                self.load_consts(index)
+
+    def load_consts(self, index: int) -> None:
+        consts = self.loaded.manifest.consts[index]
+        self.machine.memories[DRAM1][consts.base:consts.base + consts.size] = self.loaded.consts_images[index]
 
     def write_tensor(self, entry: TensorEntry, value: np.ndarray) -> None:
         fixed = self.arch.data_type.from_float(value)
@@ -129,6 +137,8 @@ def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
         if isinstance(step, AcceleratorStep):
             run.machine.run(program, step.first, step.count, batch=batch)
             executed.append(np.arange(step.first, step.first + step.count))
+        elif isinstance(step, ConstsStep):
+            run.load_consts(step.index)
         else:
             run.host_step(step.file_name)
     executed = np.concatenate(executed) if executed else np.zeros(0, np.int64)

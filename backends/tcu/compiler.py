@@ -8,7 +8,7 @@
                                 printed for inspection (HIR is converted from the optimized graph)
       -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
       -> lir.mlir               the scheduler's program, one op per instruction
-      -> model.tprog / model.tdata / model.tmodel / host-K.mlir
+      -> model.tprog / model.tdata / model.pageK.tdata / model.tmodel / host-K.mlir
       -> summary.txt / summary.json
 
 Every `.mlir` is complete and parses back (Lamina's textual IR is the
@@ -48,7 +48,7 @@ from .architecture import Architecture, load_architecture
 from .data_layout import vector_count
 from .encoding import encode
 from .latency import instruction_cycles
-from .model_files import AcceleratorStep, HostStep, PlanStep, TensorEntry, write_model_files
+from .model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
@@ -161,8 +161,9 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
             plan=plan, program_bytes=program_bytes, instructions=len(scheduled.program),
-            consts_image=scheduled.consts_image, host_modules=host_modules)
-        for path in (paths.tprog, paths.tdata, paths.tmodel, *paths.host_modules):
+            consts_image=scheduled.consts[0].image, consts_base=scheduled.consts[0].base,
+            pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
+        for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
     host_segments = tuple(_host_segment(step, host_modules[step.file_name], host_reasons, context)
                           for step in plan if isinstance(step, HostStep))
@@ -175,7 +176,10 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
                      for layer in scheduled.layers),
         host_segments=host_segments,
         vars_vectors=max((e.base + e.size for e in (*inputs, *outputs, *variables) if e.base is not None), default=0),
-        consts_vectors=len(scheduled.consts_image),
+        consts_vectors=scheduled.dram1_vectors,
+        consts_file_vectors=sum(len(consts.image) for consts in scheduled.consts),
+        consts_pages=len(scheduled.consts) - 1,
+        page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
         true_consts_scalars=accelerator_constants - host_constants,
         stage_seconds=dict(stages.seconds))
     stages.write("summary.txt", summary_text(summary))
@@ -239,6 +243,9 @@ def _plan(steps: list[dict], context: ir.Context) -> tuple[list[PlanStep], dict[
     for step in steps:
         if step["kind"] == "accelerator":
             plan.append(AcceleratorStep(step["first"], step["count"]))
+            continue
+        if step["kind"] == "consts":
+            plan.append(ConstsStep(step["page"]))
             continue
         file_name = f"host-{step['segment']}.mlir"
         reads, writes, _ = host_interface(step["module"], context)

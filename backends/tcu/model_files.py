@@ -3,7 +3,9 @@
 `.tmodel` is Tensil's JSON manifest plus what a host-fallback plan needs
 (docs/accelerator.md, "Program files"): each input/output/Vars entry's
 logical shape, the data layout, and the plan of accelerator instruction
-ranges and host graph modules. `write_model_files` writes all files of one
+ranges, host graph modules and consts pages. Consts entries that no plan
+step names are loaded into DRAM1 before the plan runs; a `consts` step
+loads its entry (a page of weights) when the plan reaches it. `write_model_files` writes all files of one
 model; `read_model` reads them back and checks that they agree with each
 other, so the simulator and drivers can trust sizes and addresses. A bad
 file is a LaminaError naming the file and the field.
@@ -63,6 +65,13 @@ class AcceleratorStep:
 
 
 @dataclass(frozen=True)
+class ConstsStep:
+    """Load consts entry `index` into DRAM1 at its base (over the previous page of weights)."""
+
+    index: int
+
+
+@dataclass(frozen=True)
 class HostStep:
     """Run the graph module in `file_name` on the host (reads and writes are tensor names)."""
 
@@ -71,7 +80,7 @@ class HostStep:
     writes: tuple[str, ...]
 
 
-PlanStep = Union[AcceleratorStep, HostStep]
+PlanStep = Union[AcceleratorStep, ConstsStep, HostStep]
 
 
 @dataclass(frozen=True)
@@ -93,6 +102,8 @@ class ModelManifest:
         def step(entry: PlanStep) -> dict:
             if isinstance(entry, AcceleratorStep):
                 return {"kind": "accelerator", "first": entry.first, "count": entry.count}
+            if isinstance(entry, ConstsStep):
+                return {"kind": "consts", "index": entry.index}
             return {"kind": "host", "file_name": entry.file_name,
                     "reads": list(entry.reads), "writes": list(entry.writes)}
 
@@ -115,6 +126,7 @@ class ModelPaths:
     tmodel: Path
     tprog: Path
     tdata: Path
+    pages: tuple[Path, ...]  # NAME.pageK.tdata, K = 1, 2, ...
     host_modules: tuple[Path, ...]
 
 
@@ -136,31 +148,37 @@ class LoadedModel:
 def write_model_files(outdir: str | Path, name: str, *, arch: Architecture,
                       inputs: list[TensorEntry], outputs: list[TensorEntry], vars: list[TensorEntry],
                       plan: list[PlanStep], program_bytes: bytes, instructions: int,
-                      consts_image: np.ndarray, host_modules: dict[str, str]) -> ModelPaths:
-    """Write NAME.tprog, NAME.tdata (the DRAM1 image from vector 0), host modules and NAME.tmodel.
+                      consts_image: np.ndarray, host_modules: dict[str, str], consts_base: int = 0,
+                      pages: tuple[np.ndarray, ...] = ()) -> ModelPaths:
+    """Write NAME.tprog, NAME.tdata, NAME.pageK.tdata, host modules and NAME.tmodel.
 
-    `consts_image` is (vectors, N) of the data type's storage integers.
-    Returns the paths written.
+    `consts_image` (the resident consts, DRAM1 from `consts_base`) and each
+    of `pages` (loaded at vector 0 by the plan's ConstsStep K) are
+    (vectors, N) of the data type's storage integers. Returns the paths written.
     """
     outdir = Path(outdir)
-    image = np.asarray(consts_image)
-    if image.ndim != 2 or image.shape[1] != arch.array_size:
-        raise ValueError(f"consts image must be (vectors, {arch.array_size}), got {list(image.shape)}")
+    images = [np.asarray(consts_image), *(np.asarray(page) for page in pages)]
+    for image in images:
+        if image.ndim != 2 or image.shape[1] != arch.array_size:
+            raise ValueError(f"consts image must be (vectors, {arch.array_size}), got {list(image.shape)}")
     host_files = {step.file_name for step in plan if isinstance(step, HostStep)}
     if host_files != set(host_modules):
         raise ValueError(f"host steps name {sorted(host_files)} but modules are given for {sorted(host_modules)}")
+    files = [ConstsFile(f"{name}.tdata", consts_base, images[0].shape[0])]
+    files += [ConstsFile(f"{name}.page{k}.tdata", 0, image.shape[0]) for k, image in enumerate(images[1:], 1)]
     manifest = ModelManifest(
         name=name,
         prog=ProgramFile(f"{name}.tprog", len(program_bytes), instructions),
-        consts=(ConstsFile(f"{name}.tdata", 0, image.shape[0]),),
+        consts=tuple(files),
         inputs=tuple(inputs), outputs=tuple(outputs), vars=tuple(vars), arch=arch, plan=tuple(plan))
     _check_manifest(manifest, f"{name}.tmodel")
     try:
         outdir.mkdir(parents=True, exist_ok=True)
         tprog = outdir / manifest.prog.file_name
         tprog.write_bytes(program_bytes)
-        tdata = outdir / manifest.consts[0].file_name
-        tdata.write_bytes(image.astype(arch.data_type.storage).tobytes())
+        consts_paths = [outdir / entry.file_name for entry in files]
+        for path, image in zip(consts_paths, images):
+            path.write_bytes(image.astype(arch.data_type.storage).tobytes())
         host_paths = []
         for file_name, text in host_modules.items():
             host_paths.append(outdir / file_name)
@@ -169,7 +187,7 @@ def write_model_files(outdir: str | Path, name: str, *, arch: Architecture,
         tmodel.write_text(json.dumps(manifest.to_json(), indent=2) + "\n", encoding="utf-8")
     except OSError as error:
         raise LaminaError(f"{error.filename}: cannot write: {error.strerror}") from None
-    return ModelPaths(tmodel, tprog, tdata, tuple(host_paths))
+    return ModelPaths(tmodel, tprog, consts_paths[0], tuple(consts_paths[1:]), tuple(host_paths))
 
 
 # -- reading -------------------------------------------------------------------
@@ -238,9 +256,11 @@ def _step(fields: _Fields) -> PlanStep:
     kind = fields.get("kind", str)
     if kind == "accelerator":
         return AcceleratorStep(fields.count("first"), fields.count("count"))
+    if kind == "consts":
+        return ConstsStep(fields.count("index"))
     if kind == "host":
         return HostStep(fields.get("file_name", str), fields.strings("reads"), fields.strings("writes"))
-    raise fields.error("kind", f"must be 'accelerator' or 'host', got '{kind}'")
+    raise fields.error("kind", f"must be 'accelerator', 'consts' or 'host', got '{kind}'")
 
 
 def parse_manifest(value: object, source: str) -> ModelManifest:
@@ -295,6 +315,9 @@ def _check_manifest(manifest: ModelManifest, source: str) -> None:
         if isinstance(step, AcceleratorStep) and step.first + step.count > manifest.prog.instructions:
             raise LaminaError(f"{source}: field 'plan[{i}]': instructions [{step.first}, "
                               f"{step.first + step.count}) exceed the program's {manifest.prog.instructions}")
+        if isinstance(step, ConstsStep) and step.index >= len(manifest.consts):
+            raise LaminaError(f"{source}: field 'plan[{i}].index': consts entry {step.index} does not exist "
+                              f"(the manifest has {len(manifest.consts)})")
 
 
 def _read_bytes(path: Path, source: str, field: str) -> bytes:

@@ -16,7 +16,10 @@ definitions:
   MAC efficiency = true MACs / (cycles x N^2), overall and per layer;
 - true consts scalars: scalars of the weights and constants the accelerator
   reads, before padding to tiles; consts utilization = true consts scalars /
-  (consts vectors x N), Tensil's measure of padding waste;
+  (vectors of all consts files x N), Tensil's measure of padding waste;
+- consts pages: pages of weights the host loads into DRAM1 during a run
+  when the consts do not fit at once (0: everything is loaded before it),
+  and the bytes those loads move per run;
 - DRAM traffic: bytes moved by DataMove instructions between DRAM and local
   memory, counted from the program itself.
 
@@ -75,7 +78,10 @@ class CompileSummary:
     layers: tuple[LayerSummary, ...]
     host_segments: tuple[HostSegment, ...]
     vars_vectors: int  # DRAM0 vectors the manifest places inputs, outputs and Vars in
-    consts_vectors: int  # DRAM1 vectors of the consts image
+    consts_vectors: int  # the highest DRAM1 vector used (+1)
+    consts_file_vectors: int  # vectors of all consts files (resident and pages)
+    consts_pages: int  # pages the host loads during a run
+    page_vectors: int  # vectors of those pages (each loaded once per run)
     true_consts_scalars: int
     stage_seconds: dict[str, float]
 
@@ -150,7 +156,9 @@ class CompileSummary:
             "true_macs": self.macs,
             "mac_efficiency": self.mac_efficiency,
             "true_consts_scalars": self.true_consts_scalars,
-            "consts_utilization": _ratio(self.true_consts_scalars, self.consts_vectors * n),
+            "consts_utilization": _ratio(self.true_consts_scalars, self.consts_file_vectors * n),
+            "consts_pages": self.consts_pages,
+            "consts_page_bytes": self.page_vectors * self.vector_bytes,
             "dram0_traffic_bytes": dram0_traffic * self.vector_bytes,
             "dram1_traffic_bytes": dram1_traffic * self.vector_bytes,
             "compile_seconds": self.compile_seconds,
@@ -238,6 +246,8 @@ def _compiler_section(stats: dict) -> str:
         ("MAC efficiency (%)", _percent(stats["mac_efficiency"])),
         ("True consts scalar size", _count(stats["true_consts_scalars"])),
         ("Consts utilization (%)", _percent(stats["consts_utilization"])),
+        ("Consts pages loaded by the host (count/bytes)",
+         f"{stats['consts_pages']} / {_count(stats['consts_page_bytes'])}"),
         ("DRAM0 traffic (bytes)", _count(stats["dram0_traffic_bytes"])),
         ("DRAM1 traffic (bytes)", _count(stats["dram1_traffic_bytes"])),
         ("Compilation time (seconds)", f"{stats['compile_seconds']:.3f}"),

@@ -37,6 +37,7 @@ from lamina.dialects.types import TensorSpec
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir, partition_report
 from lamina.passes.conversion.graph_to_hir.weights import dense_filter, tile_weights
+from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.runtime import graph_interpreter
@@ -239,14 +240,33 @@ def test_converted_text_round_trips_and_runs_through_lamina_run_dispatch():
     np.testing.assert_array_equal(executor.run(reparsed, feeds)["y"], actual["y"])
 
 
-def test_a_model_too_large_for_dram1_is_an_error():
-    model = onnx_model([helper.make_node("Conv", ["x", "w", "b"], ["y"])],
+def test_a_layer_too_large_for_dram1_even_when_split_is_an_error():
+    model = onnx_model([helper.make_node("Conv", ["x", "w", "b"], ["y"], name="conv")],
                        {"w": np.ones((64, 64, 3, 3)), "b": np.zeros(64)}, (1, 64, 3, 3), ["y"])
     module = import_model(model, make_context())
-    small = dataclasses.replace(ULTRA96, dram1_depth=100)
-    # 4 x 4 channel tiles x 9 pixels = 144 tiles of 16 vectors, and 4 bias vectors
-    with pytest.raises(LaminaError, match=r"DRAM1 \(Consts\) needs 2308 vectors, architecture 'ultra96v2' has 100"):
+    small = dataclasses.replace(ULTRA96, dram1_depth=SCHEDULER_CONSTS_RESERVE + 500)
+    # one output channel tile: 4 input channel tiles x 9 pixels of 16 vectors, and its bias vector
+    with pytest.raises(LaminaError, match=r"DRAM1 \(Consts\): the layer at .*conv.* needs 577 vectors for the weights "
+                                          r"of one output channel tile, architecture 'ultra96v2' has room for 500 "
+                                          r"per page .* 77 too many"):
         convert_graph_to_hir(module, small)
+
+
+def test_layers_larger_than_dram1_are_split_and_paged():
+    rng = np.random.default_rng(9)
+    model = onnx_model([helper.make_node("Conv", ["x", "w", "b"], ["c"], name="conv", pads=[1, 1, 1, 1]),
+                        helper.make_node("Relu", ["c"], ["r"]),
+                        helper.make_node("Conv", ["r", "w2", "b2"], ["y"], name="conv2")],
+                       {"w": weights(rng, (64, 64, 3, 3)), "b": weights(rng, (64,)),
+                        "w2": weights(rng, (32, 64, 1, 1)), "b2": weights(rng, (32,))}, (1, 64, 5, 5), ["y"])
+    small = dataclasses.replace(ULTRA96, dram1_depth=SCHEDULER_CONSTS_RESERVE + 1200)
+    module, paged, _ = convert_and_compare(model, (1, 64, 5, 5), small)
+    _, whole, _ = convert_and_compare(model, (1, 64, 5, 5))
+    np.testing.assert_array_equal(paged["y"], whole["y"])  # output channels are independent: exact
+    consts = [HIR.view(op) for op in body_ops(module) if op.name == "hir.consts"]
+    # conv: 4 channel tiles of 577 vectors, two per part; conv2's 130 vectors do not fit with a part
+    assert sorted((c.attr("page"), c.attr("base"), len(c.attr("value"))) for c in consts) == \
+        [(1, 0, 1154), (2, 0, 1154), (3, 0, 130)]
 
 
 def test_the_pass_runs_in_pipelines_after_graph_optimize():

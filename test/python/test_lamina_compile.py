@@ -17,6 +17,7 @@ from lamina.backends.tcu.instruction_layout import InstructionLayout
 from lamina.backends.tcu.latency import instruction_cycles
 from lamina.backends.tcu.encoding import decode
 from lamina.dialects.context import make_context, parse_module
+from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 from lamina.runtime.tcu_simulator import simulate
 
 from accelerator_models import assert_matches_reference, quantized_reference, small_cnn
@@ -115,6 +116,29 @@ def test_a_model_that_does_not_fit_fails_with_the_schedulers_message(small_cnn_f
     error = error_line(done.stderr)
     assert "does not fit the tiny local memory" in error and "16 are available" in error and "too many" in error
     assert "Traceback" not in done.stderr
+
+
+def test_weights_larger_than_dram1_are_paged_and_compute_the_same(compiled, small_cnn_file, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    arch = json.loads((ARCHITECTURES_DIR / "arty-a7.tarch").read_text())
+    arch.update(dram1_depth=SCHEDULER_CONSTS_RESERVE + 200)  # conv 73 vectors, fc 2 x 129: room for 200
+    (tmp_path / "small.tarch").write_text(json.dumps(arch))
+    done = lamina_compile(str(small_cnn_file), "--arch", "small.tarch", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    outdir = tmp_path / "out"
+    manifest = json.loads((outdir / "model.tmodel").read_text())
+    assert [entry["file_name"] for entry in manifest["consts"]] == \
+        ["model.tdata", "model.page1.tdata", "model.page2.tdata", "model.page3.tdata"]
+    assert [step["index"] for step in manifest["plan"] if step["kind"] == "consts"] == [1, 2, 3]
+    assert manifest["plan"][0] == {"kind": "consts", "index": 1}  # the conv's weights, before its layer
+    stats = json.loads((outdir / "summary.json").read_text())
+    assert stats["consts_pages"] == 3 and stats["dram1_usage"]["vectors"] <= arch["dram1_depth"]
+    assert stats["consts_page_bytes"] == (73 + 129 + 129) * 8 * 2
+    inputs = {"input": np.random.default_rng(2).random((1, 3, 8, 8), np.float32)}
+    paged = simulate(outdir / "model.tmodel", inputs).outputs
+    whole = simulate(compiled.outdir / "model.tmodel", inputs).outputs
+    np.testing.assert_array_equal(paged["prob"], whole["prob"])
 
 
 @pytest.mark.parametrize("args, message", [

@@ -71,7 +71,7 @@ class HirBuilder:
         value = self._name()
         rows = ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in image)
         shape = image.shape
-        self.lines.append(f'{value} = "hir.consts"() {{base = {self.dram1} : i64, value = dense<[{rows}]> : '
+        self.lines.append(f'{value} = "hir.consts"() {{base = {self.dram1} : i64, page = 0 : i64, value = dense<[{rows}]> : '
                           f"tensor<{shape[0]}x{shape[1]}xi{self.width}>}} : () -> {_type(shape, self.width)}")
         self.shapes[value] = shape
         self.dram1 += shape[0]
@@ -132,11 +132,11 @@ def run_scheduled(module, feeds: dict[str, np.ndarray], outputs: dict[str, tuple
         if op.operation.name == "hir.vars":
             places[op.attributes["name"].value] = op.attributes["base"].value
     dram0 = max(places.values()) + sum(vector_count(shape, arch.array_size) for shape in outputs.values()) + 4096
-    machine = Machine(arch, dram0, len(result.consts_image))
+    machine = Machine(arch, dram0, len(result.consts[0].image))
     for name, value in feeds.items():
         vectors = to_vectors(value, arch.array_size)
         machine.memories[DRAM0][places[name]:places[name] + len(vectors)] = vectors
-    machine.memories[DRAM1][:] = result.consts_image
+    machine.memories[DRAM1][:] = result.consts[0].image
     for step in result.plan:
         assert step["kind"] == "accelerator"
         machine.run(result.program, step["first"], step["count"])
@@ -329,7 +329,7 @@ def test_only_the_first_tile_of_a_channel_tile_loads_a_bias_row():
     program = result.program
     loads = _weight_loads(program)
     slot, zeros = loads[0][1], loads[2][2]
-    assert not result.consts_image[zeros].any()  # the bias row is cleared from the zero block
+    assert not result.consts[0].image[zeros].any()  # the bias row is cleared from the zero block
     per_co_t = 1 + 2 * n  # in DRAM1: the bias vector, then two tiles of N rows
     expected = []
     for start in (0, per_co_t):

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.model_files import (AcceleratorStep, HostStep, TensorEntry, read_model,
+from lamina.backends.tcu.model_files import (AcceleratorStep, ConstsStep, HostStep, TensorEntry, read_model,
                                              write_model_files)
 from lamina.dialects.diagnostics import LaminaError
 
@@ -44,6 +44,18 @@ def test_round_trip(tmp_path):
     assert json.loads(paths.tmodel.read_text())["consts"] == [{"file_name": "tiny.tdata", "base": 0, "size": 3}]
 
 
+def test_pages_round_trip_as_consts_entries_and_plan_steps(tmp_path):
+    page = np.full((2, 16), 7, np.int64)
+    plan = [ConstsStep(1), AcceleratorStep(0, 2), HostStep("host-0.mlir", ("y",), ("prob",))]
+    paths, consts = _write(tmp_path, plan=plan, consts_base=2, pages=(page,))
+    loaded = read_model(paths.tmodel)
+    assert loaded.manifest.plan == tuple(plan)
+    assert json.loads(paths.tmodel.read_text())["consts"] == [
+        {"file_name": "tiny.tdata", "base": 2, "size": 3}, {"file_name": "tiny.page1.tdata", "base": 0, "size": 2}]
+    assert paths.pages == (tmp_path / "tiny.page1.tdata",)
+    np.testing.assert_array_equal(loaded.consts_images[1], page)
+
+
 def _edit_manifest(path, edit):
     value = json.loads(path.read_text())
     edit(value)
@@ -59,7 +71,9 @@ def _edit_manifest(path, edit):
     (lambda m: m["inputs"][0].update(base=None), "base null (host only) needs size 0, got 4"),
     (lambda m: m["vars"][0].update(shape=[2, "a"]), "field 'vars[0].shape' must be a list of non-negative"),
     (lambda m: m["plan"][0].update(count=3), "field 'plan[0]': instructions [0, 3) exceed the program's 2"),
-    (lambda m: m["plan"][1].update(kind="gpu"), "field 'plan[1].kind' must be 'accelerator' or 'host'"),
+    (lambda m: m["plan"][1].update(kind="gpu"), "field 'plan[1].kind' must be 'accelerator', 'consts' or 'host'"),
+    (lambda m: m["plan"].insert(0, {"kind": "consts", "index": 1}),
+     "field 'plan[0].index': consts entry 1 does not exist (the manifest has 1)"),
     (lambda m: m["plan"][1].update(file_name="gone.mlir"), "field 'plan[1].file_name': cannot read"),
     (lambda m: m["arch"].update(array_size="16"), "field 'arch': array_size must be an integer"),
     (lambda m: m.update(layout="nhwc"), "field 'layout' must be 'channel-tile-major'"),

@@ -1,6 +1,7 @@
 """convert-graph-to-hir: a graph module to the accelerator's HIR (docs/accelerator.md).
 
 The steps, one module each: `average_pools` (window sums kept in range),
+`split_weights` (layers whose weights exceed DRAM1 split by output channels),
 `partition` (accelerator or host, per op),
 `memory_manager` (concat placement, then DRAM0/DRAM1 bases), `layering`
 (layers and host segments in program order), `weights` (filters as array
@@ -27,6 +28,7 @@ from .graph_values import graph_name
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
 from .partition import classify, partition_report
+from .split_weights import split_large_layers
 
 __all__ = ["ConvertGraphToHir", "convert_graph_to_hir", "partition_report"]
 
@@ -50,6 +52,8 @@ def _convert(module: ir.Operation, architecture: Architecture) -> None:
             raise PassError(f"'{op.name}' is not a graph op; convert-graph-to-hir converts graph functions only",
                             op.location)
     if rewrite_average_pools(ops, architecture.data_type):
+        ops = body_ops(module)
+    if split_large_layers(ops, architecture):
         ops = body_ops(module)
     verdicts = classify(ops)
     concats = plan_concats(ops, verdicts, architecture.array_size)

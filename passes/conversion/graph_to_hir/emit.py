@@ -116,7 +116,7 @@ class HirEmitter:
 
     def consts(self, image: np.ndarray, loc: ir.Location) -> ir.Value:
         with self.objects:
-            return HIR.create("consts", base=UNPLACED, value=image, loc=loc).result
+            return HIR.create("consts", base=UNPLACED, page=0, value=image, loc=loc).result
 
     def channel_consts(self, data: ir.Value, loc: ir.Location) -> ir.Value:
         """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N."""

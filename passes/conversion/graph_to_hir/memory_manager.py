@@ -14,8 +14,15 @@ Vars are placed after emission from the HIR program itself: model inputs
 first from vector 0 and kept for the whole program, then every other object
 first fit, reusing the space of objects whose lifetime (in layers and host
 segments, whole steps: the scheduler may interleave a layer's reads and
-writes) has ended. Model outputs live to the end. Consts are laid out one
-after the other.
+writes) has ended. Model outputs live to the end.
+
+Consts are laid out one after the other when they fit DRAM1 with room for
+the scheduler's own constants (`SCHEDULER_CONSTS_RESERVE`). Otherwise they
+are paged: Consts that one layer reads (its weights) are grouped, in program
+order, into pages of at most the room DRAM1 has left; every page starts at
+vector 0 and the host loads page k over page k - 1 before its first layer
+(the plan's consts steps). Consts several layers share stay resident above
+the page region, followed by the scheduler's constants.
 """
 
 from __future__ import annotations
@@ -26,11 +33,13 @@ from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture
 from lamina.backends.tcu.data_layout import vector_count
-from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.hir import HIR, object_kind
 from lamina.dialects.irdl import I64
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import spec_of
+
+from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 
 from .graph_values import graph_name, producer, users
 from .partition import host_interface
@@ -142,13 +151,13 @@ def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str]
     """Give every `hir.vars` and `hir.consts` its `base` (in vectors)."""
     lanes = architecture.array_size
     vars_ops: dict[str, list[ir.Operation]] = {}
-    consts_ops = []
+    consts_steps: dict[ir.Value, set[int]] = {}
     for op in body_ops(module):
         kind = HIR.lookup(op).name if HIR.lookup(op) else None
         if kind == "vars":
             vars_ops.setdefault(HIR.view(op).attr("name"), []).append(op)
         elif kind == "consts":
-            consts_ops.append(op)
+            consts_steps[op.result] = set()
 
     lifetimes: dict[str, list[int]] = {}
 
@@ -165,6 +174,8 @@ def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str]
                 touch(name, step)
         for operand in op.operands:
             touch(_root_name(operand), step)
+            if operand in consts_steps:
+                consts_steps[operand].add(step)
     end = steps[-1][0] if steps else 0
 
     sizes = {name: max(vector_count(spec_of(op.result.type).shape, lanes) for op in ops)
@@ -189,11 +200,55 @@ def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str]
         for op in ops:
             op.attributes["base"] = I64.encode(bases[name])
 
-    next_const = 0
-    for op in consts_ops:
-        op.attributes["base"] = I64.encode(next_const)
-        next_const += spec_of(op.result.type).shape[0]
-    _check_depth("DRAM1 (Consts)", next_const, architecture.dram1_depth, architecture.name)
+    _place_consts(consts_steps, {step: op for step, op in reversed(steps)}, architecture)
+
+
+def _place_consts(consts_steps: dict[ir.Value, set[int]], step_ops: dict[int, ir.Operation],
+                  architecture: Architecture) -> None:
+    """Give every `hir.consts` its `base` and `page`: all resident when they fit, else paged by layer."""
+    size = {value: spec_of(value.type).shape[0] for value in consts_steps}
+    room = architecture.dram1_depth - SCHEDULER_CONSTS_RESERVE
+    if sum(size.values()) <= room:
+        _stack([(value, 0) for value in consts_steps], 0, size)
+        return
+    resident = [value for value, used in consts_steps.items() if len(used) != 1]
+    resident_size = sum(size[value] for value in resident)
+    if resident_size > room:
+        raise LaminaError(f"the model does not fit: DRAM1 (Consts): {resident_size} vectors of constants that "
+                          f"several layers share, architecture '{architecture.name}' has room for {room} "
+                          f"({resident_size - room} too many)")
+    room -= resident_size
+    by_step: dict[int, list[ir.Value]] = {}
+    for value, used in consts_steps.items():
+        if len(used) == 1:
+            by_step.setdefault(next(iter(used)), []).append(value)
+    pages: list[list[ir.Value]] = []
+    page_size = room + 1  # forces a first page
+    for step in sorted(by_step):
+        needed = sum(size[value] for value in by_step[step])
+        if needed > room:
+            raise LaminaError(
+                f"the model does not fit: DRAM1 (Consts): the layer at {format_location(step_ops[step].location)} "
+                f"needs {needed} vectors of weights, architecture '{architecture.name}' has room for {room} "
+                f"({architecture.dram1_depth} minus {resident_size} shared and {SCHEDULER_CONSTS_RESERVE} reserved "
+                f"for the scheduler; {needed - room} too many)")
+        if page_size + needed > room:
+            pages.append([])
+            page_size = 0
+        pages[-1].extend(by_step[step])
+        page_size += needed
+    region = max((_stack([(value, number) for value in page], 0, size) for number, page in enumerate(pages, 1)),
+                 default=0)
+    _stack([(value, 0) for value in resident], region, size)
+
+
+def _stack(values: list[tuple[ir.Value, int]], base: int, size: dict[ir.Value, int]) -> int:
+    """Place (consts, page) one after the other from `base`; the end."""
+    for value, page in values:
+        value.owner.attributes["base"] = I64.encode(base)
+        value.owner.attributes["page"] = I64.encode(page)
+        base += size[value]
+    return base
 
 
 def _first_fit(size: int, first: int, last: int, placed: list[tuple[int, int, int, int]], floor: int) -> int:

@@ -13,6 +13,10 @@ from .rolling import runs
 # longer runs take several instructions (the same cycles).
 ZERO_BLOCK_VECTORS = 256
 
+# DRAM1 vectors the memory manager leaves free for the ConstPool: the zero
+# block and up to 256 broadcast constants (the scheduler checks the limit).
+SCHEDULER_CONSTS_RESERVE = ZERO_BLOCK_VECTORS + 256
+
 REGISTER = 1  # the SIMD register every accumulator op uses (all shipped architectures have one)
 
 

@@ -12,7 +12,7 @@ from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
 from .errors import ScheduleError
-from .layers import Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save, Vars
+from .layers import ConstsImage, Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save, Vars
 
 
 class _Objects:
@@ -21,7 +21,8 @@ class _Objects:
     def __init__(self, lanes: int):
         self.lanes = lanes
         self.values: dict[ir.Value, object] = {}
-        self.consts: list[tuple[int, np.ndarray]] = []
+        self.consts: list[tuple[int, int, np.ndarray]] = []  # (page, base, image)
+        self.pages: dict[ir.Value, int] = {}
 
     def declare(self, op: ir.Operation) -> None:
         view = HIR.view(op)
@@ -39,19 +40,33 @@ class _Objects:
             self.values[result] = Vars(source.name, source.base, shape, source.tile_offset + offset)
         elif name == "consts":
             self.values[result] = view.attr("base")
-            self.consts.append((view.attr("base"), np.asarray(view.attr("value"), np.int64)))
+            self.pages[result] = view.attr("page")
+            self.consts.append((view.attr("page"), view.attr("base"), np.asarray(view.attr("value"), np.int64)))
         else:  # temp
             self.values[result] = f"t{len(self.values)}"
 
     def __getitem__(self, value: ir.Value):
         return self.values[value]
 
-    def image(self) -> np.ndarray:
-        size = max((base + len(value) for base, value in self.consts), default=0)
-        image = np.zeros((size, self.lanes), np.int64)
-        for base, value in self.consts:
-            image[base:base + len(value)] = value
-        return image
+    def images(self) -> list[ConstsImage]:
+        """One image per page; page 0 (resident) starts above the page region and ends everything."""
+        pages = max((page for page, _, _ in self.consts), default=0)
+        region = max((base + len(value) for page, base, value in self.consts if page), default=0)
+        starts = [region] + [0] * pages
+        ends = starts[:]
+        for page, base, value in self.consts:
+            if not 0 <= page <= pages or (page == 0 and base < region):
+                raise ScheduleError("hir.consts", f"a consts object on page {page} at base {base} is outside its "
+                                    f"page's region (pages > 0 below vector {region}, page 0 above)")
+            ends[page] = max(ends[page], base + len(value))
+        images = [np.zeros((end - start, self.lanes), np.int64) for start, end in zip(starts, ends)]
+        for page, base, value in self.consts:
+            images[page][base - starts[page]:base - starts[page] + len(value)] = value
+        return [ConstsImage(page, start, image) for page, (start, image) in enumerate(zip(starts, images))]
+
+    def page_of(self, op: ir.Operation) -> int:
+        """The consts page an op reads (0 when it reads resident consts only)."""
+        return max((self.pages.get(operand, 0) for operand in op.operands), default=0)
 
 
 def _layer_op(op: ir.Operation, objects: _Objects):
@@ -101,5 +116,10 @@ def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
             index = HIR.view(op).attr("layer")
             if not steps or not isinstance(steps[-1], Layer) or steps[-1].index != index:
                 steps.append(Layer(index, format_location(op.location)))
-            steps[-1].ops.append(_layer_op(op, objects))
-    return Program(steps, objects.image()), arch
+            layer, page = steps[-1], objects.page_of(op)
+            if page and layer.page and page != layer.page:
+                raise ScheduleError(layer.location, f"layer {index} reads consts on pages {layer.page} and {page}; "
+                                    "a layer's weights are on one page", location=op.location)
+            layer.page = layer.page or page
+            layer.ops.append(_layer_op(op, objects))
+    return Program(steps, objects.images()), arch

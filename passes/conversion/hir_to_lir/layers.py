@@ -104,6 +104,7 @@ class Layer:
     index: int
     location: str  # names the layer in errors and statistics
     ops: list = field(default_factory=list)
+    page: int = 0  # the consts page its weights are on (0: resident only)
 
 
 @dataclass(frozen=True)
@@ -112,9 +113,22 @@ class HostSegment:
     module: str
 
 
+@dataclass(frozen=True)
+class ConstsImage:
+    """DRAM1 contents loaded together: page 0 before the program runs, page k > 0 when the plan says."""
+
+    page: int
+    base: int
+    image: np.ndarray  # (V, N) storage integers from DRAM1 vector `base`
+
+    @property
+    def end(self) -> int:
+        return self.base + len(self.image)
+
+
 @dataclass
 class Program:
-    """A HIR program in order: layers and host segments, plus the consts image it was compiled with."""
+    """A HIR program in order: layers and host segments, plus its consts (index = page)."""
 
     steps: list  # Layer | HostSegment
-    consts: np.ndarray  # (V, N) storage integers of DRAM1 from vector 0
+    consts: list[ConstsImage]

@@ -29,7 +29,7 @@ from lamina.backends.tcu.program import DataMoveKind
 from lamina.dialects.hir import matmul_weight_offsets
 
 from .emitter import Emitter
-from .layers import MatMul
+from .layers import ConstsImage, MatMul
 from .units import Layout, Unit
 
 
@@ -37,7 +37,7 @@ from .units import Layout, Unit
 class MatMulProducer:
     op: MatMul
     lanes: int
-    consts: np.ndarray  # the HIR consts image (the true-MAC count reads the weight tiles)
+    consts: ConstsImage  # the page holding the weights (the true-MAC count reads the weight tiles)
 
     def __post_init__(self):
         op = self.op
@@ -92,7 +92,8 @@ class MatMulProducer:
                 present = starts[starts >= 0]
                 if not present.size:
                     continue
-                tiles = self.consts[present[:, None] + np.arange(n)]  # (pixels, ci lane, co lane)
+                rows = present[:, None] - self.consts.base + np.arange(n)
+                tiles = self.consts.image[rows]  # (pixels, ci lane, co lane)
                 nonzero = (tiles[:, :real_ci, :real_co] != 0).any(axis=0).sum()
                 real = real_ci * real_co
                 per_pixel = real if 2 * nonzero > real else int(nonzero)

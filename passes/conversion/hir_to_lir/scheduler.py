@@ -3,8 +3,9 @@
 Per layer: pick the producer (MatMul, Load, Load + Pool), plan the largest
 band (stage) whose local memory and accumulator needs fit the architecture,
 then emit stage by stage, each output channel tile running the layer's
-accumulator ops and saves. Host segments cut the stream into accelerator
-steps of the plan.
+accumulator ops and saves. Host segments and consts pages (the host loading
+the next page of weights into DRAM1 before the first layer that reads it)
+cut the stream into accelerator steps of the plan.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ from lamina.dialects.diagnostics import LaminaError
 from .accumulator_ops import AccumulatorOps, allocate_regions
 from .emitter import ConstPool, Emitter
 from .errors import ScheduleError
-from .layers import Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save
+from .layers import ConstsImage, Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save
 from .matmul import MatMulProducer
 from .pooling import LoadProducer, PoolProducer
 from .units import Layout
@@ -47,9 +48,14 @@ class LayerStats:
 class Schedule:
     program: np.ndarray     # INSTRUCTION records
     layers: list[LayerStats]
-    plan: list[dict]        # accelerator instruction ranges and host segments, in HIR order
-    consts_image: np.ndarray  # DRAM1 from vector 0: the HIR consts, then the scheduler's zero block and constants
+    plan: list[dict]        # accelerator instruction ranges, host segments and consts pages, in HIR order
+    consts: list[ConstsImage]  # index = page; page 0 ends with the scheduler's zero block and constants
     arch: Architecture
+
+    @property
+    def dram1_vectors(self) -> int:
+        """The highest DRAM1 vector any page uses."""
+        return max(image.end for image in self.consts)
 
     @property
     def cycles(self) -> int:
@@ -64,7 +70,7 @@ class Schedule:
         return mac_efficiency(self.true_macs, self.cycles, self.arch)
 
 
-def _producer(layer: Layer, arch: Architecture, consts: np.ndarray):
+def _producer(layer: Layer, arch: Architecture, consts: ConstsImage):
     """The layer's producer and the accumulator ops and saves after it (a LaminaError for other shapes)."""
     first, *rest = layer.ops
     if isinstance(first, MatMul):
@@ -139,19 +145,29 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
     """Schedule every layer in order; host segments split the instruction stream (the plan)."""
     if arch.simd_registers_depth < 1:
         raise LaminaError(f"architecture {arch.name} has no SIMD register; the scheduler needs one")
-    consts = ConstPool(len(hir.consts), arch.array_size)
+    resident = hir.consts[0]
+    consts = ConstPool(resident.end, arch.array_size)
     emitter = Emitter(arch, consts)
     spans: list[tuple[Layer, object, int, Layout, int, int]] = []
     plan: list[dict] = []
-    step_start = 0
+    step_start, loaded_page = 0, 0
+
+    def cut(step: dict) -> None:
+        """End the current accelerator range with a host or consts step."""
+        nonlocal step_start
+        if len(emitter) > step_start:
+            plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
+        plan.append(step)
+        step_start = len(emitter)
+
     for step in hir.steps:
         if isinstance(step, HostSegment):
-            if len(emitter) > step_start:
-                plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
-            plan.append({"kind": "host", "segment": step.segment, "module": step.module})
-            step_start = len(emitter)
+            cut({"kind": "host", "segment": step.segment, "module": step.module})
             continue
-        producer, ops = _producer(step, arch, hir.consts)
+        if step.page and step.page != loaded_page:
+            cut({"kind": "consts", "page": step.page})
+            loaded_page = step.page
+        producer, ops = _producer(step, arch, hir.consts[step.page])
         regions, count = allocate_regions(producer_output(step), ops)
         rows, layout = _plan(step, producer, count, arch)
         first = len(emitter)
@@ -165,8 +181,13 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
     cycles = instruction_cycles(program, arch)
     stats = [_layer_stats(layer, producer, rows, layout, program[a:b], cycles[a:b], arch)
              for layer, producer, rows, layout, a, b in spans]
-    image = np.concatenate([np.asarray(hir.consts, np.int64).reshape(-1, arch.array_size), consts.image()])
-    return Schedule(program, stats, plan, image, arch)
+    pool = consts.image()
+    if resident.end + len(pool) > arch.dram1_depth:
+        raise LaminaError(f"the model does not fit: DRAM1 (Consts) needs {resident.end + len(pool)} vectors with "
+                          f"the scheduler's {len(pool)} constant vectors, architecture '{arch.name}' has "
+                          f"{arch.dram1_depth}")
+    image = ConstsImage(0, resident.base, np.concatenate([resident.image, pool]))
+    return Schedule(program, stats, plan, [image, *hir.consts[1:]], arch)
 
 
 def producer_output(layer: Layer) -> str:

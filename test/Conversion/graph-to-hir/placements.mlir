@@ -9,7 +9,7 @@
 // save layer. The two convolutions share their weights' Consts.
 // CHECK-LABEL: {{^ *}}func.func @main()
 // CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x4x2x2xi16>
-// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64
+// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, page = 0 : i64
 // CHECK-NEXT:    %[[CAT:.*]] = "hir.vars"() {base = 4 : i64, name = "cat2"} : () -> memref<1x12x2x2xi16>
 // CHECK-NEXT:    %[[V0:.*]] = "hir.view"(%[[CAT]]) {channel_offset = 0 : i64} : (memref<1x12x2x2xi16>) -> memref<1x4x2x2xi16>
 // CHECK-NEXT:    %[[V4:.*]] = "hir.view"(%[[CAT]]) {channel_offset = 4 : i64} : (memref<1x12x2x2xi16>) -> memref<1x4x2x2xi16>
@@ -49,9 +49,9 @@ func.func @main() {
 // the second one adds what the first one saved (x + 0 is exact).
 // CHECK-LABEL: {{^ *}}func.func @main()
 // CHECK:         %[[CONV:.*]] = "hir.vars"() {base = 4 : i64, name = "conv1"} : () -> memref<1x2x2x2xi16>
-// CHECK-NEXT:    %[[S1:.*]] = "hir.consts"() {base = 5 : i64, value = dense<{{\[}}[0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]> : tensor<10x4xi16>}
+// CHECK-NEXT:    %[[S1:.*]] = "hir.consts"() {base = 5 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]> : tensor<10x4xi16>}
 // CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 8 : i64, name = "y"} : () -> memref<1x6x2x2xi16>
-// CHECK-NEXT:    %[[S2:.*]] = "hir.consts"() {base = 15 : i64, value = dense<{{\[}}[0, 0, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0]]> : tensor<10x4xi16>}
+// CHECK-NEXT:    %[[S2:.*]] = "hir.consts"() {base = 15 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0]]> : tensor<10x4xi16>}
 // CHECK:         "hir.save"(%[[CONV]], %{{.*}}) {layer = 0 : i64}
 // CHECK-NEXT:    %[[T1:.*]] = "hir.temp"() {layer = 1 : i64} : () -> memref<1x6x2x2xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T1]], %[[CONV]], %[[S1]]) {{{.*}}tile_slots = array<i64: 0, 1>}

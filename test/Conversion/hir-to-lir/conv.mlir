@@ -52,7 +52,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 64, \22array_si
   func.func @main() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
     %y = "hir.vars"() {name = "y", base = 9 : i64} : () -> memref<1x4x3x3xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<16> : tensor<37x4xi16>} : () -> memref<37x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<16> : tensor<37x4xi16>} : () -> memref<37x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8>} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>, memref<37x4xi16>) -> ()
     "hir.relu"(%t, %t) {layer = 0 : i64} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>) -> ()

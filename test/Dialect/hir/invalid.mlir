@@ -7,7 +7,7 @@
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @matmul_output_pixels() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
     // expected-error @+1 {{output tensor<1x4x3x3xi16> must be 1x1 pixels}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>, memref<5x4xi16>) -> ()
@@ -20,7 +20,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @matmul_tile_slots() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x8x3x3xi16>
     // expected-error @+1 {{tile_slots needs one entry per (co_t, kh, kw, ci_t) = 2, got 1}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0>} : (memref<1x8x3x3xi16>, memref<1x4x3x3xi16>, memref<5x4xi16>) -> ()
@@ -33,7 +33,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @matmul_slots_out_of_order() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x8xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<9x4xi16>} : () -> memref<9x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<9x4xi16>} : () -> memref<9x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4xi16>
     // expected-error @+1 {{tile_slots must number the present tiles 0, 1, ... in (co_t, kh, kw, ci_t) order (-1 = absent)}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 1, 0>} : (memref<1x4xi16>, memref<1x8xi16>, memref<9x4xi16>) -> ()
@@ -46,7 +46,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @matmul_channel_tile_without_tile() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x8xi16>
     // expected-error @+1 {{every output channel tile needs a present tile (it carries the bias)}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0, -1>} : (memref<1x8xi16>, memref<1x4xi16>, memref<5x4xi16>) -> ()
@@ -59,7 +59,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @matmul_weights_size() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<8x4xi16>} : () -> memref<8x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<8x4xi16>} : () -> memref<8x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4xi16>
     // expected-error @+1 {{weights must be 5 vectors of N lanes (1 bias vectors and 1 tiles of N vectors), got tensor<8x4xi16>}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0>} : (memref<1x4xi16>, memref<1x4xi16>, memref<8x4xi16>) -> ()
@@ -72,7 +72,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @flatten_matmul_kernel() {
     %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4xi16>
     // expected-error @+1 {{needs the whole image [3, 3] as kernel}}
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0>} : (memref<1x4xi16>, memref<1x4x3x3xi16>, memref<5x4xi16>) -> ()
@@ -85,7 +85,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @consts_rank() {
     // expected-error @+1 {{a consts value is a V x N image of storage integers}}
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<20xi16>} : () -> memref<20xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<20xi16>} : () -> memref<20xi16>
     return
   }
 }
@@ -130,7 +130,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @channel_constant_tiles() {
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x8xi16>
-    %c = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<1x4xi16>} : () -> memref<1x4xi16>
+    %c = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<1x4xi16>} : () -> memref<1x4xi16>
     // expected-error @+1 {{a per-channel constant for 8 channels is one vector per channel tile}}
     "hir.channel"(%t, %t, %c) {layer = 0 : i64, op = "add", swap = false} : (memref<1x8xi16>, memref<1x8xi16>, memref<1x4xi16>) -> ()
     return
@@ -186,7 +186,7 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
 module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
   func.func @consts_lanes() {
     // expected-error @+1 {{consts must have 4 lanes (the array size), got 8}}
-    %w = "hir.consts"() {base = 0 : i64, value = dense<0> : tensor<9x8xi16>} : () -> memref<9x8xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<9x8xi16>} : () -> memref<9x8xi16>
     return
   }
 }

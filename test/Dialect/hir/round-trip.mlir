@@ -16,10 +16,10 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
     %y = "hir.view"(%cat) {channel_offset = 4 : i64} : (memref<1x8x3x3xi16>) -> memref<1x4x3x3xi16>
     // CHECK-NEXT: %3 = "hir.vars"() {base = 27 : i64, name = "p"} : () -> memref<1x4x2x2xi16>
     %p = "hir.vars"() {name = "p", base = 27 : i64} : () -> memref<1x4x2x2xi16>
-    // CHECK-NEXT: %4 = "hir.consts"() {base = 0 : i64, value = dense<{{.*}}> : tensor<5x4xi16>} : () -> memref<5x4xi16>
-    %w = "hir.consts"() {base = 0 : i64, value = dense<[[1, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256]]> : tensor<5x4xi16>} : () -> memref<5x4xi16>
-    // CHECK-NEXT: %5 = "hir.consts"() {base = 5 : i64, value = dense<128> : tensor<1x4xi16>} : () -> memref<1x4xi16>
-    %half = "hir.consts"() {base = 5 : i64, value = dense<128> : tensor<1x4xi16>} : () -> memref<1x4xi16>
+    // CHECK-NEXT: %4 = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<{{.*}}> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<[[1, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256]]> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    // CHECK-NEXT: %5 = "hir.consts"() {base = 5 : i64, page = 0 : i64, value = dense<128> : tensor<1x4xi16>} : () -> memref<1x4xi16>
+    %half = "hir.consts"() {base = 5 : i64, page = 0 : i64, value = dense<128> : tensor<1x4xi16>} : () -> memref<1x4xi16>
     // CHECK-NEXT: %6 = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
     %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
     // CHECK-NEXT: %7 = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
