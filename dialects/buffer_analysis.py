@@ -68,6 +68,11 @@ def byte_range(value: ir.Value) -> tuple[int, int]:
     return begin, begin + nbytes(value)
 
 
+def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
+    """Whether byte ranges [begin, end) a and b share a byte."""
+    return a[0] < b[1] and b[0] < a[1]
+
+
 def operand_roles(op: ir.Operation) -> list[tuple[ir.Value, str]]:
     """Each operand of a buffer instruction (copy and dealloc included) with its role."""
     definition = BUFFER.lookup(op)

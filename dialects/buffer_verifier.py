@@ -23,7 +23,8 @@ from typing import Iterator
 from mlir import ir
 
 from .buffer import BUFFER, UNPLANNED
-from .buffer_analysis import IN_PLACE_INSTRUCTIONS, byte_range, defining_op, nbytes, operand_roles, root_buffer
+from .buffer_analysis import (IN_PLACE_INSTRUCTIONS, byte_range, defining_op, nbytes, operand_roles, overlap,
+                              root_buffer)
 
 ALIGNMENT = 64  # bytes; every planned offset is a multiple of it (Glow's TensorAlignment)
 
@@ -119,17 +120,13 @@ def _check_writes(op: ir.Operation) -> Problems:
         for read_at, (source, read_as) in enumerate(roles):
             if written_as == "in" or read_as == "out" or read_at == written_at:
                 continue
-            if root_buffer(source) != root_buffer(target) or not _overlap(byte_range(source), byte_range(target)):
+            if root_buffer(source) != root_buffer(target) or not overlap(byte_range(source), byte_range(target)):
                 continue
             if not (in_place and byte_range(source) == byte_range(target)):
                 problems.append((op.location, f"operand #{read_at} reads bytes of '{_name(root_buffer(source))}' "
                                               f"that operand #{written_at} writes; only element-wise instructions "
                                               f"run in place, reading exactly the bytes they write"))
     return problems
-
-
-def _overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
-    return a[0] < b[1] and b[0] < a[1]
 
 
 # ---------------------------------------------------------------------------
@@ -202,7 +199,7 @@ def _check_overlaps(placed: list[_Placed]) -> Problems:
     for buffer in sorted(placed, key=lambda b: b.birth):
         others = [other for other in alive.get(buffer.region, []) if other.death > buffer.birth]
         for other in others:
-            if _overlap((other.begin, other.end), (buffer.begin, buffer.end)):
+            if overlap((other.begin, other.end), (buffer.begin, buffer.end)):
                 problems.append((buffer.op.location,
                                  f"bytes [{buffer.begin}, {buffer.end}) overlap those of "
                                  f"'{_name(other.op.results[0])}' ([{other.begin}, {other.end}) in "

@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import (BufferInfo, analyze, byte_range, covers_root, defining_op, root_buffer,
-                                             users)
+from lamina.dialects.buffer_analysis import (BufferInfo, analyze, byte_range, covers_root, defining_op, overlap,
+                                             root_buffer, users)
 from lamina.dialects.types import spec_of
 from lamina.passes.registry import Pass, register_pass
 
@@ -76,7 +76,10 @@ def _can_retarget(copy: ir.Operation, copied_at: int, temporary: BufferInfo, tar
     if first_use == copied_at or any(a.index > copied_at and a.role != "in" for a in temporary.accesses):
         return False
     # Only accesses to the bytes `dest` covers matter: a concat's other parts may be written meanwhile.
-    for access in filter(lambda access: _touches(access.op, target.buffer, byte_range(dest)), target.accesses):
+    span = byte_range(dest)
+    for access in target.accesses:
+        if not _touches(access.op, target.buffer, span):
+            continue
         if first_use <= access.index < copied_at:
             return False
         if copied_at < access.index <= last_read and access.role != "in":
@@ -90,9 +93,7 @@ def _can_retarget(copy: ir.Operation, copied_at: int, temporary: BufferInfo, tar
 
 def _touches(op: ir.Operation, root: ir.Value, byte_span: tuple[int, int]) -> bool:
     """Whether `op` names any byte of `root` in [begin, end)."""
-    begin, end = byte_span
-    return any(root_buffer(value) == root and byte_range(value)[0] < end and begin < byte_range(value)[1]
-               for value in op.operands)
+    return any(root_buffer(value) == root and overlap(byte_range(value), byte_span) for value in op.operands)
 
 
 def _last_user(buffer: BufferInfo, index: dict[ir.Operation, int]) -> int:

@@ -21,8 +21,9 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
-from lamina.passes.conversion.graph_to_linalg.builders import broadcast_along, dims, generic, pad, tensor_type
-from lamina.passes.conversion.graph_to_linalg.shape import collapse, expand, insert
+from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, pad,
+                                                               tensor_type)
+from lamina.passes.conversion.graph_to_linalg.shape import collapse, expand, extract, insert
 from lamina.passes.registry import Pass, register_pass
 
 # A 2-D convolution (batch 1, no dilation) becomes matmuls on flattened
@@ -35,17 +36,12 @@ COLUMN_TILE = 32
 GATHER_CHANNELS = 16
 
 
-def _block(value: ir.Value, offsets: list[int], sizes: list[int]) -> ir.Value:
-    block_type = ir.RankedTensorType.get(sizes, tensor_type(value.type).element_type)
-    return tensor.extract_slice(block_type, value, [], [], [], offsets, sizes, [1] * len(sizes))
-
-
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
 
 
 def largest_divisor(size: int, limit: int) -> int:
-    """The largest divisor of size up to limit (cpu-vectorize's tile)."""
+    """The largest tile <= limit that divides size (a static tile, 1 at worst; also cpu-vectorize's)."""
     return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
 
 
@@ -107,7 +103,7 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     image = collapse(data, [channels, height, width], [[0, 1], [2], [3]])
     keep_h, keep_w = min(height, sh * rows - pads[0]), min(width, sw * wq - pads[1])
     if (keep_h, keep_w) != (height, width):
-        image = _block(image, [0, 0, 0], [channels, keep_h, keep_w])
+        image = extract(image, [0, 0, 0], [channels, keep_h, keep_w])
     image = _zero_padded(image, [0, pads[0], pads[1]], [channels, sh * rows, sw * wq])
     group, per_group, padded_filters = 1, channels, filter_shape[0]
     if kind == "linalg.conv_2d_ngchw_gfchw":
@@ -139,7 +135,7 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
                                            [1] * (2 + len(tap_shape)))
                 offset = dh * i // sh * wq + dw * j // sw
                 lead = [group] if kind == "linalg.conv_2d_ngchw_gfchw" else []
-                columns = _block(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length])
+                columns = extract(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length])
                 slices.append((tap, columns))
     if kind == "linalg.depthwise_conv_2d_nchw_chw":
         result = _tap_sum(slices, _positions_init(init, wq, length))
@@ -174,8 +170,8 @@ def _matmuls(matmul, lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value
     for start, size in ((0, main), (main, length - main)):
         lead_r, lead_o = tensor_type(rhs.type).shape[:-1], tensor_type(result.type).shape[:-1]
         offsets_r, offsets_o = [0] * len(lead_r) + [start], [0] * len(lead_o) + [start]
-        part = matmul(lhs, _block(rhs, offsets_r, [*lead_r, size]),
-                      outs=[_block(result, offsets_o, [*lead_o, size])])
+        part = matmul(lhs, extract(rhs, offsets_r, [*lead_r, size]),
+                      outs=[extract(result, offsets_o, [*lead_o, size])])
         result = insert(part, result, offsets_o)
     return result
 
@@ -195,8 +191,8 @@ def _contiguous(value: ir.Value) -> bool:
 def _cropped(result: ir.Value, oh: int, ow: int, wq: int) -> ir.Value:
     """[filters, positions] (rows of wq) as the convolution's [1, filters, oh, ow] (slices the consumer reads)."""
     filters = tensor_type(result.type).shape[0]
-    grid = expand(_block(result, [0, 0], [filters, oh * wq]), [filters, oh, wq], [[0], [1, 2]])
-    return expand(_block(grid, [0, 0, 0], [filters, oh, ow]), [1, filters, oh, ow], [[0, 1], [2], [3]])
+    grid = expand(extract(result, [0, 0], [filters, oh * wq]), [filters, oh, wq], [[0], [1, 2]])
+    return expand(extract(grid, [0, 0, 0], [filters, oh, ow]), [1, filters, oh, ow], [[0, 1], [2], [3]])
 
 
 def _grouped_cropped(result: ir.Value, filters: int, oh: int, ow: int, wq: int) -> ir.Value:
@@ -207,8 +203,8 @@ def _grouped_cropped(result: ir.Value, filters: int, oh: int, ow: int, wq: int) 
     """
     group, padded_filters, _ = tensor_type(result.type).shape
     element = tensor_type(result.type).element_type
-    kept = _block(result, [0, 0, 0], [group, filters, oh * wq])
-    grid = _block(expand(kept, [group, filters, oh, wq], [[0], [1], [2, 3]]), [0, 0, 0, 0],
+    kept = extract(result, [0, 0, 0], [group, filters, oh * wq])
+    grid = extract(expand(kept, [group, filters, oh, wq], [[0], [1], [2, 3]]), [0, 0, 0, 0],
                   [group, filters, oh, ow])
     if padded_filters != filters:
         grid = linalg.copy(grid, outs=[tensor.empty([group, filters, oh, ow], element)])
@@ -245,7 +241,7 @@ def _copy_into(source: ir.Value, dest: ir.Value, offsets: list[int]) -> ir.Value
     becomes loops LLVM vectorizes.)
     """
     shape = list(tensor_type(source.type).shape)
-    copied = linalg.copy(source, outs=[_block(dest, offsets, shape)])
+    copied = linalg.copy(source, outs=[extract(dest, offsets, shape)])
     return insert(copied, dest, offsets)
 
 
@@ -254,8 +250,7 @@ def _zero_padded(value: ir.Value, low: list[int], shape: list[int]) -> ir.Value:
     value_type = tensor_type(value.type)
     if list(value_type.shape) == shape:
         return value
-    zero = arith.constant(value_type.element_type, 0.0)
-    zeros = linalg.fill(zero, outs=[tensor.empty(shape, value_type.element_type)])
+    zeros = filled(ir.RankedTensorType.get(shape, value_type.element_type), 0)
     return _copy_into(value, zeros, low)
 
 
@@ -350,7 +345,7 @@ def _taps_first(filter_: ir.Value, rows: int | None = None) -> ir.Value:
         return arith.constant(transposed, ir.DenseElementsAttr.get(array, type=filter_type.element_type))
     transpose = linalg.transpose(filter_, outs=[tensor.empty([*kernel, *shape[:-2]], filter_type.element_type)],
                                  permutation=order)
-    return transpose if isinstance(transpose, ir.Value) else transpose.results[0]
+    return transpose.results[0]
 
 
 def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
@@ -412,8 +407,8 @@ def _matmul_convolutions(op: ir.Operation) -> None:
                 init_shape = [1, *tensor_type(init.type).shape[1:]]
                 data_shape = [1, *tensor_type(data.type).shape[1:]]
                 for image in range(images):
-                    y = _convolution_as_matmuls(kind, _block(data, [image, 0, 0, 0], data_shape), filter_,
-                                                _block(init, [image, 0, 0, 0], init_shape), strides, dilations, pads)
+                    y = _convolution_as_matmuls(kind, extract(data, [image, 0, 0, 0], data_shape), filter_,
+                                                extract(init, [image, 0, 0, 0], init_shape), strides, dilations, pads)
                     result = _copy_into(y, result, [image, 0, 0, 0])
             if kind == "linalg.conv_2d_ngchw_gfchw":
                 result = expand(result, tensor_type(convolution.results[0].type).shape, [[0], [1, 2], [3], [4]])

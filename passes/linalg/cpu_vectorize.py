@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects.transform import interpreter
 
-from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM
+from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM, largest_divisor
 from lamina.passes.registry import Pass, register_pass
 
 TAG = "lamina.cpu_tile"
@@ -53,11 +53,6 @@ LOWER_PATTERNS = (
     "canonicalization",
 )
 DECOMPOSED = frozenset({"linalg.conv_2d_nchw_fchw"})
-
-
-def largest_divisor(size: int, limit: int) -> int:
-    """The largest tile <= limit that divides size (a static tile; 1 at worst)."""
-    return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
 
 
 def _kind(op: ir.Operation) -> str | None:

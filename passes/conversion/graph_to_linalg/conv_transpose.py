@@ -31,7 +31,8 @@ from mlir.dialects import linalg, tensor
 from lamina.dialects.irdl import OpView
 
 from .builders import PARALLEL, affine_map, broadcast_along, empty, filled, generic, identity_map, pad, tensor_type
-from .linear import MAX_SPLIT_GROUPS, _block, _generic_convolution, _split_groups
+from .linear import MAX_SPLIT_GROUPS, _generic_convolution, _split_groups
+from .shape import extract
 from .registry import converts
 from .storage import result_type
 
@@ -66,7 +67,7 @@ def _spread(data: ir.Value, offsets: list[int], extents: list[int], strides: lis
     if not all(counts):
         return filled(spread_type, 0)  # no input element is read: the result is the bias alone
     if first != [0] * len(spatial) or counts != spatial:
-        data = _block(data, [0, 0, *first], [n, channels, *counts])
+        data = extract(data, [0, 0, *first], [n, channels, *counts])
     lows = [offset + start * stride for offset, start, stride in zip(offsets, first, strides)]
     if all(stride == 1 for stride in strides):
         highs = [extent - low - count for extent, low, count in zip(extents, lows, counts)]

@@ -147,7 +147,7 @@ class Scalars:
             return x  # same bits: bool -> i8/ui8, i8 <-> ui8
         unsigned_source = self.kind in "ub"
         if self.kind == "f" and target_kind == "f":
-            if _float_width(element) > _float_width(x.type):
+            if ir.FloatType(element).width > ir.FloatType(x.type).width:
                 return arith.extf(element, x)
             return x if element == x.type else arith.truncf(element, x)
         if self.kind == "f":
@@ -166,10 +166,6 @@ class Scalars:
         denominator = arith.addf(one, e)
         positive = self.compare("ge", x, self.constant(0))
         return arith.select(positive, arith.divf(one, denominator), arith.divf(e, denominator))
-
-
-def _float_width(element: ir.Type) -> int:
-    return {ir.F16Type: 16, ir.BF16Type: 16, ir.F32Type: 32, ir.F64Type: 64}[type(element)]
 
 
 def operand_scalars(op: OpView, index: int = 0) -> Scalars:

@@ -14,14 +14,14 @@ onto them and no separate add is needed.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import linalg
 
 from lamina.dialects.irdl import OpView
 
 from .builders import (PARALLEL, REDUCTION, add, affine_map, broadcast_along, dims, filled, generic, multiply, pad,
                        tensor_type)
 from .registry import converts
-from .shape import collapse, expand, insert
+from .shape import collapse, expand, extract, insert
 from .storage import result_type
 
 
@@ -73,18 +73,14 @@ def _split_groups(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: li
     result = init
     out_spatial = tensor_type(init.type).shape[2:]
     for g in range(group):
-        data_g = _block(data, [0, g * per_group, 0, 0], [n, per_group, *spatial])
-        filter_g = _block(filter_, [g * (filters // group), 0, 0, 0], [filters // group, per_group, *kernel])
+        data_g = extract(data, [0, g * per_group, 0, 0], [n, per_group, *spatial])
+        filter_g = extract(filter_, [g * (filters // group), 0, 0, 0], [filters // group, per_group, *kernel])
         offsets = [0, g * (filters // group), 0, 0]
-        init_g = _block(init, offsets, [n, filters // group, *out_spatial])
+        init_g = extract(init, offsets, [n, filters // group, *out_spatial])
         y_g = linalg.conv_2d_nchw_fchw(data_g, filter_g, outs=[init_g], strides=strides, dilations=dilations)
         result = insert(y_g, result, offsets)
     return result
 
-
-def _block(value: ir.Value, offsets: list[int], sizes: list[int]) -> ir.Value:
-    block_type = ir.RankedTensorType.get(sizes, tensor_type(value.type).element_type)
-    return tensor.extract_slice(block_type, value, [], [], [], offsets, sizes, [1] * len(sizes))
 
 def _generic_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
                          dilations: list[int], group: int) -> ir.Value:

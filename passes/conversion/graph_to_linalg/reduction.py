@@ -23,7 +23,7 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
 from .builders import PARALLEL, REDUCTION, affine_map, dims, empty, generic, identity_map
-from .elementwise import Scalars
+from .elementwise import Scalars, operand_scalars
 from .registry import converts
 from .shape import add_unit_dims
 from .storage import storage_type
@@ -117,7 +117,7 @@ def _reduction(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     axes = list(op.attr("axes"))
     if not axes:
         return operands
-    reduced = REDUCTIONS[op.name](value, axes, Scalars(op.operand_specs()[0].dtype))
+    reduced = REDUCTIONS[op.name](value, axes, operand_scalars(op))
     if not op.attr("keepdims"):
         return [reduced]
     shape = op.result_specs()[0].shape
@@ -134,7 +134,7 @@ def _softmax(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """exp(x - max) / sum(exp(x - max)) along `axis`, as the kernel computes it."""
     (x,) = operands
     axes = [op.attr("axis")]
-    s = Scalars(op.operand_specs()[0].dtype)
+    s = operand_scalars(op)
     type_ = ir.RankedTensorType(x.type)
     identity = identity_map(type_.rank)
     largest = reduce(x, axes, s, _extreme(s, largest=False), s.max)
@@ -148,7 +148,7 @@ def _softmax(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
 def _layer_norm(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """(x - mean) / sqrt(variance + epsilon) * scale + bias over dims [axis, rank)."""
     x, scale, bias = operands
-    s = Scalars(op.operand_specs()[0].dtype)
+    s = operand_scalars(op)
     type_ = ir.RankedTensorType(x.type)
     rank, axis = type_.rank, op.attr("axis")
     axes = list(range(axis, rank))
@@ -170,7 +170,7 @@ def _layer_norm(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
 def _batch_norm(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """(x - mean) * (scale / sqrt(variance + epsilon)) + bias per channel (axis 1), as the kernel does."""
     x, scale, bias, mean, variance = operands
-    s = Scalars(op.operand_specs()[0].dtype)
+    s = operand_scalars(op)
     epsilon = s.constant(op.attr("epsilon"))
     vector = ir.RankedTensorType(scale.type)
     inverse_std = map_with(vector, [(scale, identity_map(1)), (variance, identity_map(1))],

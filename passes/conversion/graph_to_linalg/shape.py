@@ -21,7 +21,7 @@ from mlir.dialects import arith, linalg, tensor
 from lamina.dialects.irdl import OpView
 
 from .builders import PARALLEL, affine_map, dims, empty, generic, identity_map, pad
-from .elementwise import Scalars
+from .elementwise import operand_scalars
 from .registry import converts
 from .storage import result_type
 
@@ -124,6 +124,12 @@ def _broadcast(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     return [op_.results[0]]
 
 
+def extract(value: ir.Value, offsets: Sequence[int], sizes: Sequence[int]) -> ir.Value:
+    """The block [offsets, offsets + sizes) of `value` (unit strides); the inverse of `insert`."""
+    block_type = ir.RankedTensorType.get(list(sizes), _type(value).element_type)
+    return tensor.extract_slice(block_type, value, [], [], [], list(offsets), list(sizes), [1] * len(sizes))
+
+
 def insert(source: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value:
     sizes = list(_type(source).shape)
     return tensor.insert_slice(source, dest, [], [], [], list(offsets), sizes, [1] * len(sizes))
@@ -177,7 +183,7 @@ def _pad(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     rank = _type(value).rank
     low, high = pads[:rank], pads[rank:]
     if mode == "constant":
-        fill = Scalars(op.operand_specs()[0].dtype).stored(op.attr("value"))
+        fill = operand_scalars(op).stored(op.attr("value"))
         return [pad(value, low, high, fill)]
     return [_gather_pad(value, result_type(op), low, mode)]
 
