@@ -18,7 +18,7 @@ from lamina.dialects import model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 
-from lamina.backends.tcu.model_files import read_model
+from lamina.backends.tcu.model_files import read_manifest
 
 from . import buffer_interpreter, cpu_executor, graph_interpreter, hir_interpreter, tcu_simulator
 
@@ -84,7 +84,7 @@ TMODEL_SUFFIX = ".tmodel"
 
 def accelerator_inputs(path: str) -> dict[str, TensorSpec]:
     """The float32 inputs a `.tmodel` expects."""
-    return {entry.name: TensorSpec(entry.shape, np.float32) for entry in read_model(path).manifest.inputs}
+    return {entry.name: TensorSpec(entry.shape, np.float32) for entry in read_manifest(path).inputs}
 
 
 def accelerator_executor(on_result: Callable[[tcu_simulator.SimulationResult], None]) -> Executor:

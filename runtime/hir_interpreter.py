@@ -216,7 +216,7 @@ def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[in
     does with the bias row the scheduler loads there and the zero row it pushes for the others.
     """
     n, ci, height, width = as_nchw(data.shape)
-    _, co, ho, wo = as_nchw(out_shape) if len(out_shape) == 4 else (out_shape[0], out_shape[1], 1, 1)
+    _, co, ho, wo = as_nchw(out_shape)
     kh, kw = attrs["kernel"]
     sh, sw = attrs["strides"]
     top, left, bottom, right = attrs["pads"]

@@ -47,7 +47,6 @@ from lamina.pipelines.graph_to_buffers import GraphToBuffers
 from .architecture import Architecture, load_architecture
 from .data_layout import vector_count
 from .encoding import encode
-from .latency import instruction_cycles
 from .model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
@@ -170,7 +169,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
-        cycles=int(instruction_cycles(scheduled.program, architecture).sum()),
+        cycles=scheduled.cycles,
         layers=tuple(LayerSummary(layer.index, layer.location, layer.stages, layer.partitions, layer.instructions,
                                   layer.cycles, layer.true_macs, layer.local_vectors, layer.accumulator_vectors)
                      for layer in scheduled.layers),

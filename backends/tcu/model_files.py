@@ -327,18 +327,24 @@ def _read_bytes(path: Path, source: str, field: str) -> bytes:
         raise LaminaError(f"{source}: field '{field}': cannot read {path}: {error.strerror}") from None
 
 
-def read_model(path: str | Path) -> LoadedModel:
-    """Read a `.tmodel` and the files it names (relative to it), checking sizes."""
-    path = Path(path)
+def read_manifest(path: str | Path) -> ModelManifest:
+    """The checked manifest of a `.tmodel`, without reading the files it names."""
     source = str(path)
     try:
-        value = json.loads(path.read_text(encoding="utf-8"))
+        value = json.loads(Path(path).read_text(encoding="utf-8"))
     except OSError as error:
         raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as error:
         where = f":{error.lineno}:{error.colno}" if isinstance(error, json.JSONDecodeError) else ""
         raise LaminaError(f"{source}{where}: not valid JSON: {getattr(error, 'msg', error)}") from None
-    manifest = parse_manifest(value, source)
+    return parse_manifest(value, source)
+
+
+def read_model(path: str | Path) -> LoadedModel:
+    """Read a `.tmodel` and the files it names (relative to it), checking sizes."""
+    path = Path(path)
+    source = str(path)
+    manifest = read_manifest(path)
     arch = manifest.arch
     program_bytes = _read_bytes(path.parent / manifest.prog.file_name, source, "prog.file_name")
     if len(program_bytes) != manifest.prog.size:

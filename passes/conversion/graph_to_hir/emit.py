@@ -20,7 +20,7 @@ from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
 
 from ..naming import UniqueNames, location_name
-from .graph_values import constant_value, graph_name, is_data, per_channel, producer, users
+from .graph_values import constant_value, flattened_image, graph_name, is_data, per_channel, producer, users
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
 from .partition import ACTIVATIONS, POOLS, host_module
@@ -58,7 +58,6 @@ class Names:
 class HirEmitter:
     def __init__(self, ops: list[ir.Operation], terminator: ir.Operation, architecture: Architecture,
                  verdicts: dict[ir.Operation, str | None], concats: ConcatPlan):
-        self.architecture = architecture
         self.verdicts = verdicts
         self.data_type = architecture.data_type
         self.lanes = architecture.array_size
@@ -72,7 +71,6 @@ class HirEmitter:
         self.weights: dict[tuple, tuple[ir.Value, tuple[int, ...]]] = {}
         self.layer_index = 0
         self.segment_index = 0
-        self.layer_of: dict[ir.Operation, int] = {}
 
     # -- memory objects -------------------------------------------------------
 
@@ -153,8 +151,9 @@ class HirEmitter:
         escaping = [value for op in layer.ops for value in op.results
                     if any(user not in members for user in users(value))]
         temps: dict[ir.Value, ir.Value] = {}
+        escaping_set = set(escaping)
         for op in layer.ops:
-            self.emit_op(op, temps, set(escaping))
+            self.emit_op(op, temps, escaping_set)
         for value in escaping:
             self.op("save", self.vars_of(value), temps[value], loc=producer(value).location)
         self.layer_index += 1
@@ -225,10 +224,9 @@ class HirEmitter:
                       "pads": attrs["pads"], "dilations": attrs["dilations"]}
         else:
             flatten = producer(source)
-            if self.is_placement(flatten, "reshape") and \
-                    spec_of(flatten.operands[0].type).rank == 4:  # flatten -> fully-connected, fused
+            image = flattened_image(source) if self.is_placement(flatten, "reshape") else None
+            if image:  # flatten -> fully-connected, fused
                 source = flatten.operands[0]
-                image = spec_of(source.type).shape[1:]
                 window["kernel"] = image[1:]
 
         def filter_and_bias() -> tuple[np.ndarray, np.ndarray]:

@@ -33,6 +33,15 @@ def is_data(value: ir.Value) -> bool:
     return kind in ("constant", "splat")
 
 
+def flattened_image(value: ir.Value) -> tuple[int, int, int] | None:
+    """(c, h, w) when `value` is a reshape (a flatten) of a rank-4 tensor, else None."""
+    reshape = producer(value)
+    if reshape is None or graph_name(reshape) != "reshape":
+        return None
+    shape = spec_of(reshape.operands[0].type).shape
+    return tuple(shape[1:]) if len(shape) == 4 else None
+
+
 def constant_value(value: ir.Value) -> np.ndarray:
     """The data of a value for which `is_data` holds (broadcasts are NumPy views, not copies)."""
     op = producer(value)

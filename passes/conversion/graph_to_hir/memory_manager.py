@@ -34,12 +34,12 @@ from mlir import ir
 from lamina.backends.tcu.architecture import Architecture
 from lamina.backends.tcu.data_layout import vector_count
 from lamina.dialects.diagnostics import LaminaError, format_location
-from lamina.dialects.hir import HIR, object_kind
+from lamina.dialects.hir import HIR, OBJECTS, object_kind
 from lamina.dialects.irdl import I64
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import spec_of
 
-from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
+from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE, weights_room
 
 from .graph_values import graph_name, producer, users
 from .partition import host_interface
@@ -130,7 +130,7 @@ def _program_steps(module: ir.Operation) -> list[tuple[int, ir.Operation]]:
     steps, keys = [], {}
     for op in body_ops(module):
         definition = HIR.lookup(op)
-        if definition is None or definition.name in ("vars", "view", "consts", "temp"):
+        if definition is None or definition.name in OBJECTS:
             continue
         key = ("host", HIR.view(op).attr("segment")) if definition.name == "host" else \
             ("layer", HIR.view(op).attr("layer"))
@@ -200,39 +200,42 @@ def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str]
         for op in ops:
             op.attributes["base"] = I64.encode(bases[name])
 
-    _place_consts(consts_steps, {step: op for step, op in reversed(steps)}, architecture)
+    _place_consts(consts_steps, steps, architecture)
 
 
-def _place_consts(consts_steps: dict[ir.Value, set[int]], step_ops: dict[int, ir.Operation],
+def _place_consts(consts_steps: dict[ir.Value, set[int]], steps: list[tuple[int, ir.Operation]],
                   architecture: Architecture) -> None:
     """Give every `hir.consts` its `base` and `page`: all resident when they fit, else paged by layer."""
     size = {value: spec_of(value.type).shape[0] for value in consts_steps}
-    room = architecture.dram1_depth - SCHEDULER_CONSTS_RESERVE
+    room = weights_room(architecture)
     if sum(size.values()) <= room:
         _stack([(value, 0) for value in consts_steps], 0, size)
         return
-    resident = [value for value, used in consts_steps.items() if len(used) != 1]
+    resident: list[ir.Value] = []
+    by_step: dict[int, list[ir.Value]] = {}
+    for value, used in consts_steps.items():
+        if len(used) == 1:
+            by_step.setdefault(next(iter(used)), []).append(value)
+        else:
+            resident.append(value)
     resident_size = sum(size[value] for value in resident)
     if resident_size > room:
         raise LaminaError(f"the model does not fit: DRAM1 (Consts): {resident_size} vectors of constants that "
                           f"several layers share, architecture '{architecture.name}' has room for {room} "
                           f"({resident_size - room} too many)")
     room -= resident_size
-    by_step: dict[int, list[ir.Value]] = {}
-    for value, used in consts_steps.items():
-        if len(used) == 1:
-            by_step.setdefault(next(iter(used)), []).append(value)
     pages: list[list[ir.Value]] = []
-    page_size = room + 1  # forces a first page
+    page_size = 0
     for step in sorted(by_step):
         needed = sum(size[value] for value in by_step[step])
         if needed > room:
+            where = next(op for number, op in steps if number == step).location
             raise LaminaError(
-                f"the model does not fit: DRAM1 (Consts): the layer at {format_location(step_ops[step].location)} "
+                f"the model does not fit: DRAM1 (Consts): the layer at {format_location(where)} "
                 f"needs {needed} vectors of weights, architecture '{architecture.name}' has room for {room} "
                 f"({architecture.dram1_depth} minus {resident_size} shared and {SCHEDULER_CONSTS_RESERVE} reserved "
                 f"for the scheduler; {needed - room} too many)")
-        if page_size + needed > room:
+        if not pages or page_size + needed > room:
             pages.append([])
             page_size = 0
         pages[-1].extend(by_step[step])

@@ -21,10 +21,10 @@ from lamina.backends.tcu.data_layout import channel_tiles
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
-from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
-from lamina.passes.graph.rewriting import create_before, create_constant
+from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE, weights_room
+from lamina.passes.graph.rewriting import create_before, create_constant, erase_unused_producers, replace_op
 
-from .graph_values import constant_value, graph_name, is_data, producer, users
+from .graph_values import constant_value, flattened_image, graph_name, is_data
 
 _SPLIT = frozenset({"convolution", "fully_connected"})
 
@@ -32,7 +32,7 @@ _SPLIT = frozenset({"convolution", "fully_connected"})
 def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> bool:
     """Split every layer whose weights exceed a page; True if the module changed."""
     lanes = architecture.array_size
-    room = architecture.dram1_depth - SCHEDULER_CONSTS_RESERVE
+    room = weights_room(architecture)
     changed = False
     for op in ops:
         if graph_name(op) not in _SPLIT or not all(is_data(value) for value in op.operands[1:]):
@@ -59,17 +59,16 @@ def _out_channels(op: ir.Operation) -> int:
 
 
 def _vectors_per_channel_tile(op: ir.Operation, lanes: int) -> int:
-    """Weight vectors of one output channel tile (its tiles of N rows and its bias vector), at most."""
+    """Weight vectors of one output channel tile (its tiles of N rows and its bias vector), at most.
+
+    A fully-connected layer after a flatten counts as fused (emit.py): its
+    kernel is the image, with channel tiles per pixel, never fewer vectors.
+    """
     if graph_name(op) == "convolution":
         _, ci, kh, kw = spec_of(op.operands[1].type).shape
-        return channel_tiles(ci, lanes) * kh * kw * lanes + 1
-    features = spec_of(op.operands[1].type).shape[0]
-    flatten = producer(op.operands[0])
-    if flatten is not None and GRAPH.lookup(flatten) is not None and graph_name(flatten) == "reshape" \
-            and spec_of(flatten.operands[0].type).rank == 4:  # fused flatten: ci tiles per pixel
-        _, c, h, w = spec_of(flatten.operands[0].type).shape
-        return channel_tiles(c, lanes) * h * w * lanes + 1
-    return channel_tiles(features, lanes) * lanes + 1
+    else:
+        ci, kh, kw = flattened_image(op.operands[0]) or (spec_of(op.operands[1].type).shape[0], 1, 1)
+    return channel_tiles(ci, lanes) * kh * kw * lanes + 1
 
 
 def _split(op: ir.Operation, part_channels: int) -> None:
@@ -86,9 +85,6 @@ def _split(op: ir.Operation, part_channels: int) -> None:
             part_bias = create_constant(bias[part], loc)
         result = create_before(op, kind, op.operands[0], part_weights, part_bias, loc=loc, **attrs)
         joined = result if joined is None else create_before(op, "concat", joined, result, loc=loc, axis=1)
-    old = [producer(value) for value in op.operands[1:]]
-    op.results[0].replace_all_uses_with(joined)
-    op.erase()
-    for data in old:
-        if data is not None and not users(data.results[0]):
-            data.erase()  # the whole filter: free its memory
+    whole = list(op.operands[1:])
+    replace_op(op, [joined])
+    erase_unused_producers(whole)  # the whole filter: free its memory

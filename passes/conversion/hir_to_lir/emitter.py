@@ -17,6 +17,11 @@ ZERO_BLOCK_VECTORS = 256
 # block and up to 256 broadcast constants (the scheduler checks the limit).
 SCHEDULER_CONSTS_RESERVE = ZERO_BLOCK_VECTORS + 256
 
+
+def weights_room(arch: Architecture) -> int:
+    """DRAM1 vectors the memory manager may fill with HIR consts."""
+    return arch.dram1_depth - SCHEDULER_CONSTS_RESERVE
+
 REGISTER = 1  # the SIMD register every accumulator op uses (all shipped architectures have one)
 
 

@@ -7,7 +7,7 @@ from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, architecture_of
+from lamina.dialects.hir import HIR, OBJECTS, architecture_of
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
@@ -21,8 +21,7 @@ class _Objects:
     def __init__(self, lanes: int):
         self.lanes = lanes
         self.values: dict[ir.Value, object] = {}
-        self.consts: list[tuple[int, int, np.ndarray]] = []  # (page, base, image)
-        self.pages: dict[ir.Value, int] = {}
+        self.consts: dict[ir.Value, tuple[int, int, np.ndarray]] = {}  # (page, base, image)
 
     def declare(self, op: ir.Operation) -> None:
         view = HIR.view(op)
@@ -40,8 +39,7 @@ class _Objects:
             self.values[result] = Vars(source.name, source.base, shape, source.tile_offset + offset)
         elif name == "consts":
             self.values[result] = view.attr("base")
-            self.pages[result] = view.attr("page")
-            self.consts.append((view.attr("page"), view.attr("base"), np.asarray(view.attr("value"), np.int64)))
+            self.consts[result] = (view.attr("page"), view.attr("base"), np.asarray(view.attr("value"), np.int64))
         else:  # temp
             self.values[result] = f"t{len(self.values)}"
 
@@ -50,23 +48,24 @@ class _Objects:
 
     def images(self) -> list[ConstsImage]:
         """One image per page; page 0 (resident) starts above the page region and ends everything."""
-        pages = max((page for page, _, _ in self.consts), default=0)
-        region = max((base + len(value) for page, base, value in self.consts if page), default=0)
+        consts = self.consts.values()
+        pages = max((page for page, _, _ in consts), default=0)
+        region = max((base + len(value) for page, base, value in consts if page), default=0)
         starts = [region] + [0] * pages
         ends = starts[:]
-        for page, base, value in self.consts:
-            if not 0 <= page <= pages or (page == 0 and base < region):
+        for page, base, value in consts:
+            if page < 0 or (page == 0 and base < region):
                 raise ScheduleError("hir.consts", f"a consts object on page {page} at base {base} is outside its "
                                     f"page's region (pages > 0 below vector {region}, page 0 above)")
             ends[page] = max(ends[page], base + len(value))
         images = [np.zeros((end - start, self.lanes), np.int64) for start, end in zip(starts, ends)]
-        for page, base, value in self.consts:
+        for page, base, value in consts:
             images[page][base - starts[page]:base - starts[page] + len(value)] = value
         return [ConstsImage(page, start, image) for page, (start, image) in enumerate(zip(starts, images))]
 
     def page_of(self, op: ir.Operation) -> int:
         """The consts page an op reads (0 when it reads resident consts only)."""
-        return max((self.pages.get(operand, 0) for operand in op.operands), default=0)
+        return max((self.consts[operand][0] for operand in op.operands if operand in self.consts), default=0)
 
 
 def _layer_op(op: ir.Operation, objects: _Objects):
@@ -107,7 +106,7 @@ def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
         if op.name == "func.return":
             continue
         definition = HIR.require(op, "the scheduler (convert-hir-to-lir)")
-        if definition.name in ("vars", "view", "consts", "temp"):
+        if definition.name in OBJECTS:
             objects.declare(op)
         elif definition.name == "host":
             view = HIR.view(op)

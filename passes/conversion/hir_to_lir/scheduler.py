@@ -152,13 +152,17 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
     plan: list[dict] = []
     step_start, loaded_page = 0, 0
 
-    def cut(step: dict) -> None:
-        """End the current accelerator range with a host or consts step."""
+    def close_range() -> None:
+        """End the current accelerator range (if it has instructions) in the plan."""
         nonlocal step_start
         if len(emitter) > step_start:
             plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
-        plan.append(step)
         step_start = len(emitter)
+
+    def cut(step: dict) -> None:
+        """End the current accelerator range with a host or consts step."""
+        close_range()
+        plan.append(step)
 
     for step in hir.steps:
         if isinstance(step, HostSegment):
@@ -168,15 +172,15 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
             cut({"kind": "consts", "page": step.page})
             loaded_page = step.page
         producer, ops = _producer(step, arch, hir.consts[step.page])
-        regions, count = allocate_regions(producer_output(step), ops)
+        output = producer_output(step)
+        regions, count = allocate_regions(output, ops)
         rows, layout = _plan(step, producer, count, arch)
         first = len(emitter)
         accumulator_ops = AccumulatorOps(emitter, layout, regions)
-        for unit in producer.emit(emitter, layout, rows, regions[producer_output(step)]):
+        for unit in producer.emit(emitter, layout, rows, regions[output]):
             accumulator_ops.run(ops, unit)
         spans.append((step, producer, rows, layout, first, len(emitter)))
-    if len(emitter) > step_start:
-        plan.append({"kind": "accelerator", "first": step_start, "count": len(emitter) - step_start})
+    close_range()
     program = emitter.builder.build()
     cycles = instruction_cycles(program, arch)
     stats = [_layer_stats(layer, producer, rows, layout, program[a:b], cycles[a:b], arch)
