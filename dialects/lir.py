@@ -25,7 +25,7 @@ from mlir import ir
 from lamina.backends.tcu.architecture import Architecture, parse_architecture
 from lamina.backends.tcu.encoding import describe_first, invalid_flags, invalid_opcodes
 from lamina.backends.tcu.program import (INSTRUCTION, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag,
-                                         SimdOp, pack_simd, simd_operand_bits)
+                                         SimdOp, pack_simd, simd_operand_bits, unpack_simd)
 
 from .diagnostics import LaminaError, format_location
 from .irdl import BOOL, I64, STR, DialectDef, ShapeError
@@ -136,20 +136,11 @@ def _columns(opcode: Opcode, rows: np.ndarray, arch: Architecture) -> list[np.nd
     if opcode == Opcode.LOAD_WEIGHT:
         return [rows["op0"], _strides(rows["op0_stride"]), rows["op1"] + 1, _flag(rows, LoadWeightFlag.ZEROES)]
     if opcode == Opcode.SIMD:
-        op, left, right, dest = _unpack_simd(rows["op2"], arch.simd_registers_depth)
+        op, left, right, dest = unpack_simd(rows["op2"], arch.simd_registers_depth)
         read = np.where(rows["flags"] & SimdFlag.READ, rows["op1"].astype(np.int64), NONE)
         write = np.where(rows["flags"] & SimdFlag.WRITE, rows["op0"].astype(np.int64), NONE)
         return [_flag(rows, SimdFlag.ACCUMULATE), dest, left, _SIMD_NAME_OF_CODE[op], read, right, write]
     return []
-
-
-def _unpack_simd(words: np.ndarray, registers_depth: int) -> tuple[np.ndarray, ...]:
-    """(op, left, right, dest) columns of packed SIMD sub-instructions (program.unpack_simd on arrays)."""
-    bits = np.uint64(simd_operand_bits(registers_depth))
-    mask = (np.uint64(1) << bits) - np.uint64(1)
-    words = words.astype(np.uint64)
-    return ((words >> (np.uint64(3) * bits)) & np.uint64(0xF), (words >> (np.uint64(2) * bits)) & mask,
-            (words >> bits) & mask, words & mask)
 
 
 def program_to_lir_text(program: np.ndarray, arch: Architecture) -> str:
@@ -412,7 +403,7 @@ def _range_checks(program: np.ndarray, arch: Architecture) -> list[Check]:
     range_check(simd & ((flags & SimdFlag.READ) != 0), "op1", None, None, "accumulator", "reads")
     range_check(simd & ((flags & SimdFlag.WRITE) != 0), "op0", None, None, "accumulator", "writes")
     registers = arch.simd_registers_depth
-    _, left, right, dest = _unpack_simd(program["op2"], registers)
+    _, left, right, dest = unpack_simd(program["op2"], registers)
     for name, values in (("left", left), ("right", right), ("dest", dest)):
         checks.append((simd & (values > registers),
                        lambda i, n=name, v=values: f"SIMD {n} = register {v[i]} but the architecture has "

@@ -31,7 +31,7 @@ import numpy as np
 from lamina.backends.tcu.architecture import Architecture
 from lamina.backends.tcu.fixed_point import DataType
 from lamina.backends.tcu.program import (DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag, SimdOp,
-                                         simd_operand_bits)
+                                         unpack_simd)
 from lamina.dialects.diagnostics import LaminaError
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
@@ -62,11 +62,7 @@ class SimdFields:
 
     @classmethod
     def of(cls, program: np.ndarray, registers_depth: int) -> SimdFields:
-        bits = simd_operand_bits(registers_depth)
-        mask = (1 << bits) - 1
-        word = program["op2"].astype(np.int64)
-        return cls(op=(word >> (3 * bits)) & 0xF, left=(word >> (2 * bits)) & mask,
-                   right=(word >> bits) & mask, dest=word & mask)
+        return cls(*unpack_simd(program["op2"], registers_depth))
 
 
 def _describe(index: int, record: np.void) -> str:

@@ -103,14 +103,12 @@ def pack_simd(op: SimdOp, left: int, right: int, dest: int, registers_depth: int
     return ((((int(op) << bits) | left) << bits | right) << bits) | dest
 
 
-def unpack_simd(word: int, registers_depth: int) -> tuple[SimdOp, int, int, int]:
-    """(op, left, right, dest) of a packed sub-instruction."""
+def unpack_simd(words: np.ndarray, registers_depth: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """(op, left, right, dest) columns of packed sub-instructions (the inverse of `pack_simd`)."""
     bits = simd_operand_bits(registers_depth)
     mask = (1 << bits) - 1
-    dest = word & mask
-    right = (word >> bits) & mask
-    left = (word >> (2 * bits)) & mask
-    return SimdOp((word >> (3 * bits)) & 0xF), left, right, dest
+    words = np.asarray(words).astype(np.int64)
+    return (words >> (3 * bits)) & 0xF, (words >> (2 * bits)) & mask, (words >> bits) & mask, words & mask
 
 
 def stride_exponent(stride: int) -> int:
