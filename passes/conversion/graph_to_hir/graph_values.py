@@ -7,6 +7,7 @@ from mlir import ir
 
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
+from lamina.passes.graph.rewriting import invariant_part
 
 # Graph ops that hold data rather than compute: they become Consts (or are
 # copied into a host segment), never layers.
@@ -61,9 +62,8 @@ def per_channel(value: ir.Value) -> np.ndarray | None:
     data = constant_value(value)
     if data.ndim not in (2, 4):
         return None
-    first = data[(0, slice(None)) + (0,) * (data.ndim - 2)]
-    expected = first.reshape((1, -1) + (1,) * (data.ndim - 2))
-    return np.array(first, dtype=np.float64) if np.array_equal(data, np.broadcast_to(expected, data.shape)) else None
+    part = invariant_part(data, [axis for axis in range(data.ndim) if axis != 1])
+    return None if part is None else part.reshape(-1).astype(np.float64)
 
 
 def users(value: ir.Value) -> list[ir.Operation]:
