@@ -37,7 +37,8 @@ SIMD_OPS = {"add": SimdOp.ADD, "sub": SimdOp.SUBTRACT, "mul": SimdOp.MULTIPLY, "
 _IN_PLACE = {"add", "sub", "mul", "max", "min", "relu", "clip", "channel", "leaky_relu"}
 
 
-def _temp_inputs(op) -> list[str]:
+def temp_inputs(op) -> list[str]:
+    """The temps an accumulator op or save reads."""
     if isinstance(op, Save):
         return [op.input]
     return [x for x in op.operands if isinstance(x, str)]
@@ -53,13 +54,13 @@ def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
     """
     last_use = {first_temp: 0}
     for index, op in enumerate(ops):
-        for temp in [*_temp_inputs(op), *([op.output] if isinstance(op, Elementwise) else [])]:
+        for temp in [*temp_inputs(op), *([op.output] if isinstance(op, Elementwise) else [])]:
             last_use[temp] = index
     assigned = {first_temp: 0}
     free: list[int] = []
     count = 1
     for index, op in enumerate(ops):
-        dying = [t for t in dict.fromkeys(_temp_inputs(op)) if last_use.get(t) == index and t in assigned]
+        dying = [t for t in dict.fromkeys(temp_inputs(op)) if last_use.get(t) == index and t in assigned]
         if isinstance(op, Elementwise) and op.output not in assigned:
             kind = "channel" if op.constant is not None else op.op
             reusable = [t for t in dying if kind in _IN_PLACE]

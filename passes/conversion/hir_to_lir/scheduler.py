@@ -19,7 +19,7 @@ from lamina.backends.tcu.latency import instruction_cycles, mac_efficiency, vect
 from lamina.backends.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
-from .accumulator_ops import AccumulatorOps, allocate_regions
+from .accumulator_ops import AccumulatorOps, allocate_regions, temp_inputs
 from .emitter import ConstPool, Emitter
 from .errors import ScheduleError
 from .layers import ConstsImage, Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save
@@ -77,7 +77,7 @@ def _producer(layer: Layer, arch: Architecture, consts: ConstsImage):
         producer = MatMulProducer(first, arch.array_size, consts)
     elif isinstance(first, Load) and rest and isinstance(rest[0], Pool):
         pool, *rest = rest
-        if pool.input != first.output or any(first.output in _reads(op) for op in rest):
+        if pool.input != first.output or any(first.output in temp_inputs(op) for op in rest):
             raise ScheduleError(layer.location, f"layer {layer.index}: a pool layer is load -> pool -> ...; the "
                                 "pool must read the loaded temp and nothing else may", layer_index=layer.index)
         producer = PoolProducer(first, pool, arch.array_size, arch.data_type)
@@ -92,10 +92,6 @@ def _producer(layer: Layer, arch: Architecture, consts: ConstsImage):
                                 "only accumulator ops and saves may follow a matmul, load or pool",
                                 layer_index=layer.index)
     return producer, rest
-
-
-def _reads(op) -> list:
-    return [op.input] if isinstance(op, Save) else list(op.operands)
 
 
 def _plan(layer: Layer, producer, regions: int, arch: Architecture) -> tuple[int, Layout]:
