@@ -19,6 +19,7 @@ and `progress` hears each one start.
 from __future__ import annotations
 
 import time
+from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -155,7 +156,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
-        plan, host_modules = _plan(scheduled.plan, context)
+        plan, host_modules, host_segments = _plan(scheduled.plan, context, host_reasons)
         inputs, outputs, variables = memory_map(graph, architecture, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
@@ -164,8 +165,6 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
             pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
         for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
-    host_segments = tuple(_host_segment(step, host_modules[step.file_name], host_reasons, context)
-                          for step in plan if isinstance(step, HostStep))
     host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
@@ -235,10 +234,13 @@ def _require_graph_module(module: ir.Operation, source: str) -> None:
         raise LaminaError(f"{source}: lamina-compile takes a graph-dialect model; this one has {', '.join(others)}")
 
 
-def _plan(steps: list[dict], context: ir.Context) -> tuple[list[PlanStep], dict[str, str]]:
-    """The scheduler's plan as manifest steps, and each host step's module text by file name."""
+def _plan(steps: list[dict], context: ir.Context, reasons: dict[str, tuple[str, ...]]
+          ) -> tuple[list[PlanStep], dict[str, str], tuple[HostSegment, ...]]:
+    """The scheduler's plan as manifest steps, each host step's module text by file name, and the
+    summary's host segments (each module parsed once)."""
     plan: list[PlanStep] = []
     host_modules: dict[str, str] = {}
+    segments: list[HostSegment] = []
     for step in steps:
         if step["kind"] == "accelerator":
             plan.append(AcceleratorStep(step["first"], step["count"]))
@@ -247,10 +249,11 @@ def _plan(steps: list[dict], context: ir.Context) -> tuple[list[PlanStep], dict[
             plan.append(ConstsStep(step["page"]))
             continue
         file_name = f"host-{step['segment']}.mlir"
-        reads, writes, _ = host_interface(step["module"], context)
+        reads, writes, counts = host_interface(step["module"], context)
         plan.append(HostStep(file_name, tuple(reads), tuple(writes)))
         host_modules[file_name] = step["module"]
-    return plan, host_modules
+        segments.append(_host_segment(plan[-1], counts, reasons))
+    return plan, host_modules, tuple(segments)
 
 
 def _host_reasons(graph: ir.Operation) -> dict[str, tuple[str, ...]]:
@@ -262,8 +265,7 @@ def _host_reasons(graph: ir.Operation) -> dict[str, tuple[str, ...]]:
     return {name: tuple(found) for name, found in reasons.items()}
 
 
-def _host_segment(step: HostStep, text: str, reasons: dict[str, tuple[str, ...]], context: ir.Context) -> HostSegment:
-    _, _, counts = host_interface(text, context)
+def _host_segment(step: HostStep, counts: Counter, reasons: dict[str, tuple[str, ...]]) -> HostSegment:
     ops = {f"graph.{name}": counts[name] for name in sorted(counts)}
     why = {reason: None for name in ops for reason in reasons.get(name, ())}
     return HostSegment(step.file_name, ops, step.reads, step.writes, tuple(why))
