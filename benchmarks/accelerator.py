@@ -2,7 +2,7 @@
 
 Usage: .venv/bin/python benchmarks/accelerator.py [--models a,b] [--archs x,y]
 
-For each model (seeded random weights, `frontend/random_weights.py`, seed 0)
+For each model (seeded random weights, `lamina/frontend/random_weights.py`, seed 0)
 and architecture: `compile_model`'s wall time (every stage, writing every
 file) and the size of what it wrote, then from the compile summary the
 instruction count, the latency model's cycles, the true MACs, MAC efficiency

@@ -3,7 +3,7 @@
 Usage: .venv/bin/python benchmarks/cpu.py [--models a,b] [--repeat N]
 
 For each light model (seeded random weights and inputs, seed 0): the CPU
-path's compile time (`runtime/cpu_executor.compile_model`: graph-optimize,
+path's compile time (`lamina/runtime/cpu_executor.compile_model`: graph-optimize,
 graph-to-cpu, JIT, first call), its latency (median of `--repeat` calls
 after the first) and onnxruntime's with 1 and 2 intra-op threads (all graph
 optimizations on, sequential execution). GFLOP counts the multiply-adds of

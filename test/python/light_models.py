@@ -4,7 +4,7 @@
 by a `ConstantOfShape` of 0.02, plus `light_NAME_output_0.pb`: its output on
 the dummy input onnx's backend test runner generates. Constant weights are a
 weak test (every channel computes the same thing), so `randomize_weights`
-(`frontend/random_weights.py`) gives each model real, seeded weights to
+(`lamina/frontend/random_weights.py`) gives each model real, seeded weights to
 compare against onnxruntime with.
 
 Any level of Lamina can use these helpers: import a model, run it, compare.

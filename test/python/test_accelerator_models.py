@@ -1,6 +1,6 @@
 """The light models compiled for the named architectures and simulated from their files alone.
 
-Each model gets seeded random weights (`frontend/random_weights.py`), is
+Each model gets seeded random weights (`lamina/frontend/random_weights.py`), is
 compiled by `compile_model`, and the simulator's outputs (reading only the
 files in the output directory) are compared with the graph interpreter's on
 the optimized model with constants rounded to the data type

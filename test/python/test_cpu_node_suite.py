@@ -2,7 +2,7 @@
 
 The same tests as `test_onnx_node_suite.py` (every CPU node test the
 importer accepts, all of which pass on the reference interpreter), with the
-model compiled by `runtime/cpu_executor.py` instead of interpreted; ONNX's
+model compiled by `lamina/runtime/cpu_executor.py` instead of interpreted; ONNX's
 runner compares with the tests' expected outputs at its own tolerances. The
 whole suite compiles one model per test and takes minutes, so it is
 `slow`; the default run takes a sample: at least one test of every

@@ -1,8 +1,8 @@
 // RUN: lamina-opt %s --split-input-file --verify-diagnostics
 
 // One case per verification rule of the buffer dialect: the shape rules of
-// each op (dialects/buffer.py, checked op by op) and the whole-function rules
-// of dialects/buffer_verifier.py (writes, lifetimes, aliasing, placement).
+// each op (lamina/dialects/buffer.py, checked op by op) and the whole-function rules
+// of lamina/dialects/buffer_verifier.py (writes, lifetimes, aliasing, placement).
 
 // --- Shape rules, op by op ---
 

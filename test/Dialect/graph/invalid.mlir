@@ -1,7 +1,7 @@
 // RUN: lamina-opt %s --split-input-file --verify-diagnostics
 
 // One case per verification rule: IRDL's structural constraints (checked by
-// MLIR while parsing) and the shape functions of dialects/graph.py (checked
+// MLIR while parsing) and the shape functions of lamina/dialects/graph.py (checked
 // by lamina-opt right after parsing).
 
 // --- Structure (IRDL) ---

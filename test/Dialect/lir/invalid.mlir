@@ -1,6 +1,6 @@
 // RUN: lamina-opt %s --split-input-file --verify-diagnostics
 
-// One case per rule of the lir verifier (dialects/lir.py): attributes that do
+// One case per rule of the lir verifier (lamina/dialects/lir.py): attributes that do
 // not make an instruction, then what `verify_program` checks on the
 // instructions against the module's architecture: a 2x2 array, DRAM0 256,
 // DRAM1 128, local 64 and accumulators 32 vectors, strides 1 and 2, one SIMD

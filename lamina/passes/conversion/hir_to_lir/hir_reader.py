@@ -1,4 +1,4 @@
-"""Read a HIR module (dialects/hir.py) into the scheduler's plain objects (layers.py)."""
+"""Read a HIR module (lamina/dialects/hir.py) into the scheduler's plain objects (layers.py)."""
 
 from __future__ import annotations
 

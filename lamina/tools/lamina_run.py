@@ -3,12 +3,12 @@
     lamina-run FILE.mlir|MODEL.tmodel [--inputs in.npz] [--output out.npz] [--compare other.npz] [--seed N]
                [--target cpu [--fallback interpreter]]
 
-The module's dialect picks the executor (`runtime/executors.py`). npz keys
+The module's dialect picks the executor (`lamina/runtime/executors.py`). npz keys
 are the model's input and output names. Without `--inputs`, inputs are
 random and seeded: floats uniform in [0, 1), integers in [0, 10), booleans
 fair coins. `--target cpu` compiles a graph module through upstream MLIR
-and runs it in process (`runtime/cpu_executor.py`). A compiled `.tmodel`
-runs on the accelerator simulator (`runtime/tcu_simulator.py`), which also
+and runs it in process (`lamina/runtime/cpu_executor.py`). A compiled `.tmodel`
+runs on the accelerator simulator (`lamina/runtime/tcu_simulator.py`), which also
 prints the latency model's cycles. `--compare` prints, per
 output, the max absolute and relative error against another run's outputs
 (onnxruntime's, another stage's).

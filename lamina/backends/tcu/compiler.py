@@ -116,7 +116,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     """Compile `source` for `arch` into `outdir`; see the module docstring for the files.
 
     `random_weights` (a seed) replaces an ONNX model's `ConstantOfShape`
-    weights by seeded random ones (`frontend/random_weights.py`). A model that
+    weights by seeded random ones (`lamina/frontend/random_weights.py`). A model that
     does not fit the architecture fails with the memory manager's (DRAM) or
     the scheduler's (local memory, accumulators) LaminaError.
     """

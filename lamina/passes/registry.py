@@ -6,8 +6,8 @@ pipeline parser (`pipeline_syntax.py`, `pass_manager.py`). Following MLIR's
 `PassRegistryEntry`, a registered entry is a pass or a named pipeline; both are
 frozen dataclasses whose fields are their options (`options.py`).
 
-Passes live next to the level they work on (`passes/graph/dce.py`) and named
-pipelines in `pipelines/`; they register themselves with `@register_pass` /
+Passes live next to the level they work on (`lamina/passes/graph/dce.py`) and named
+pipelines in `lamina/pipelines/`; they register themselves with `@register_pass` /
 `@register_pipeline` when their module is imported. The default registry
 imports those modules the first time it is asked for a name.
 """

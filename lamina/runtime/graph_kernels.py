@@ -3,7 +3,7 @@
 A kernel takes the `Node` being executed (decoded attributes, result types,
 the model's inputs and outputs) and the operand arrays, and returns the
 result array (`save` returns None). Semantics are ONNX's, as each op's
-summary in `dialects/graph.py` states; results keep the element type of the
+summary in `lamina/dialects/graph.py` states; results keep the element type of the
 op's result exactly (float32 math stays float32, as in onnxruntime).
 
 Kernels may return views of their operands: no kernel writes into an operand.

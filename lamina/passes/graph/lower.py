@@ -21,7 +21,7 @@ class GraphLower(Pass):
     """Replace each op that has a lowering and that the backend's `should_lower` wants
     lowered by the simpler ops computing the same value (Glow's `lower` stage).
 
-    Lowerings (`passes/graph/lowerings/`): fully_connected -> matmul, broadcast,
+    Lowerings (`lamina/passes/graph/lowerings/`): fully_connected -> matmul, broadcast,
     add; batch_norm -> sub, mul, add by per-channel vectors (the factor
     scale / sqrt(variance + epsilon) computed at compile time when constant);
     layer_norm -> reduce_mean and arithmetic; softmax -> reduce_max, sub, exp,

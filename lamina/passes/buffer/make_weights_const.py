@@ -22,7 +22,7 @@ class MakeWeightsConst(Pass):
     the verifier then rejects any later pass that tries to write it. Public
     weights (model inputs and outputs) stay mutable: the caller writes and
     reads them between runs, whatever the program does. Writes count through
-    views, with the roles of `dialects/buffer.py`. Always legal.
+    views, with the roles of `lamina/dialects/buffer.py`. Always legal.
     """
 
     name = "buffer-make-weights-const"

@@ -92,7 +92,7 @@ class ConvertGraphToHir(Pass):
     summary = "Graph model to the accelerator's HIR: partition, layers, memory objects, weights"
     op_name = "builtin.module"
 
-    arch: str = option("ultra96v2", "the architecture: a name under backends/tcu/architectures or a .tarch file")
+    arch: str = option("ultra96v2", "the architecture: a name under lamina/backends/tcu/architectures or a .tarch file")
 
     def run(self, op: ir.Operation) -> None:
         convert_graph_to_hir(op, self.arch)

@@ -35,7 +35,7 @@ def _parser() -> argparse.ArgumentParser:
                         help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
     parser.add_argument("--random-weights", type=int, metavar="SEED",
                         help="replace ConstantOfShape weights by seeded random ones (He-normal, calibrated "
-                             "batch norms; see frontend/random_weights.py)")
+                             "batch norms; see lamina/frontend/random_weights.py)")
     return parser
 
 

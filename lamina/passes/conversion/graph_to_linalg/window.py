@@ -1,7 +1,7 @@
 """Pooling, local response normalization and nearest resize in linalg.
 
 The window geometry (padding, ceil-mode overhang, average-pool divisors)
-comes from the reference kernels' own helpers (`runtime/window_kernels.py`),
+comes from the reference kernels' own helpers (`lamina/runtime/window_kernels.py`),
 so both paths agree on every edge case by construction. 2-D pools use the
 named `linalg.pooling_nchw_max/sum`; other ranks (and unsigned max pools)
 one `linalg.generic`.

@@ -1,6 +1,6 @@
 """The `lir` dialect: a processing-unit program as MLIR, one op per instruction.
 
-LIR is the readable face of a `Program` record array (backends/tcu/program.py):
+LIR is the readable face of a `Program` record array (lamina/backends/tcu/program.py):
 the module body is the instruction sequence, in order, and the module
 attribute `lir.architecture` holds the `.tarch` object (with its name) so the
 text is self-contained. Ops take no operands and produce no results; their

@@ -35,7 +35,7 @@ class LayerStats:
     stages: int            # bands: each loads its input once
     partitions: int        # (band, output channel tile) units: each fills the accumulators once
     instructions: int
-    cycles: int            # latency model (backends/tcu/latency.py)
+    cycles: int            # latency model (lamina/backends/tcu/latency.py)
     true_macs: int
     local_vectors: int     # most local memory the layer uses
     accumulator_vectors: int

@@ -1,6 +1,6 @@
 """Which graph ops run on the accelerator, the host segments, and the printable partition.
 
-An op runs on the accelerator when `backends/accelerator.py` supports it,
+An op runs on the accelerator when `lamina/backends/accelerator.py` supports it,
 its tensors have rank 2 or 4 (what the data layout stores), and it has an
 HIR form; every other computing op runs on the host. Maximal runs of host
 ops in program order become host segments, each a complete graph module
