@@ -15,7 +15,7 @@ import itertools
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from mlir import ir
 
@@ -101,14 +101,16 @@ def _check_plan(module: ir.Operation) -> dict[str, int]:
 
 
 def _assert_same_outputs(expected: dict, actual: dict) -> None:
+    """Same values up to float rounding: in-place and fused buffer kernels may differ from the graph's by an ULP."""
     assert actual.keys() == expected.keys()
     for name in expected:
-        np.testing.assert_array_equal(actual[name], expected[name])
+        scale = float(np.max(np.abs(expected[name]), initial=1.0))
+        np.testing.assert_allclose(actual[name], expected[name], rtol=1e-5, atol=1e-6 * scale)
 
 
 @pytest.mark.parametrize("scheduler", ["memory", "topological"])
 @settings(max_examples=20, derandomize=True, database=None, deadline=None,
-          suppress_health_check=[HealthCheck.too_slow])
+          suppress_health_check=[HealthCheck.too_slow], phases=[Phase.explicit, Phase.generate])
 @given(recipe=graph_recipes())
 def test_planned_random_models_are_valid_and_compute_the_same(scheduler: str, recipe: GraphRecipe):
     module = recipe.build(make_context())
