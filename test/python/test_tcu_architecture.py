@@ -70,5 +70,5 @@ def test_unknown_name_lists_the_named_ones():
 
 
 def test_missing_file(tmp_path):
-    with pytest.raises(LaminaError, match="nothere.tarch: cannot read architecture: No such file"):
+    with pytest.raises(LaminaError, match="nothere.tarch: cannot read: No such file"):
         load_architecture(tmp_path / "nothere.tarch")

@@ -64,8 +64,9 @@ def _edit_manifest(path, edit):
 
 @pytest.mark.parametrize("edit, message", [
     (lambda m: m.pop("prog"), "field 'prog' is missing"),
-    (lambda m: m["prog"].update(size=17), "field 'prog.size' says 17 bytes but tiny.tprog has 18"),
+    (lambda m: m["prog"].update(size=17), "field 'prog.size': 17 bytes is not 2 instructions of 9 bytes"),
     (lambda m: m["consts"][0].update(size=4), "field 'consts[0].size' says 4 vectors"),
+    (lambda m: m["consts"][0].update(size=2), "field 'consts[0].file_name': 'tiny.tdata': 96 bytes, more than"),
     (lambda m: m["inputs"][0].update(size=5), "field 'inputs[0]' (x): size 5 does not match shape [1, 3, 2, 2]"),
     (lambda m: m["vars"][0].update(base=None), "a Vars entry needs a DRAM0 base, got null"),
     (lambda m: m["inputs"][0].update(base=None), "base null (host only) needs size 0, got 4"),
@@ -74,7 +75,7 @@ def _edit_manifest(path, edit):
     (lambda m: m["plan"][1].update(kind="gpu"), "field 'plan[1].kind' must be 'accelerator', 'consts' or 'host'"),
     (lambda m: m["plan"].insert(0, {"kind": "consts", "index": 1}),
      "field 'plan[0].index': consts entry 1 does not exist (the manifest has 1)"),
-    (lambda m: m["plan"][1].update(file_name="gone.mlir"), "field 'plan[1].file_name': cannot read"),
+    (lambda m: m["plan"][1].update(file_name="gone.mlir"), "field 'plan[1].file_name': 'gone.mlir': cannot read"),
     (lambda m: m["arch"].update(array_size="16"), "field 'arch': array_size must be an integer"),
     (lambda m: m.update(layout="nhwc"), "field 'layout' must be 'channel-tile-major'"),
     (lambda m: m["outputs"][0].update(base=ARCH.dram0_depth), "exceed DRAM0 depth"),
@@ -94,7 +95,7 @@ def test_missing_and_truncated_files(tmp_path):
     with pytest.raises(LaminaError, match=r"consts\[0\]\.size.*has 94 bytes"):
         read_model(paths.tmodel)
     paths.tprog.unlink()
-    with pytest.raises(LaminaError, match=r"field 'prog.file_name': cannot read .*tiny.tprog"):
+    with pytest.raises(LaminaError, match=r"field 'prog.file_name': 'tiny.tprog': cannot read"):
         read_model(paths.tmodel)
     with pytest.raises(LaminaError, match="nowhere.tmodel: cannot read"):
         read_model(tmp_path / "nowhere.tmodel")

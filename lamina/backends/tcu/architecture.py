@@ -8,15 +8,16 @@ LaminaError that names the file and the key.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 from lamina.dialects.diagnostics import LaminaError
 
+from .contained_files import read_json
 from .fixed_point import DATA_TYPES, DataType
 
 ARCHITECTURES_DIR = Path(__file__).parent / "architectures"
+ARCHITECTURE_BYTES = 1 << 16
 
 
 def architecture_names() -> list[str]:
@@ -77,15 +78,15 @@ def parse_architecture(fields: object, name: str, source: str) -> Architecture:
     missing = sorted(known - set(values))
     if missing:
         raise LaminaError(f"{source}: missing architecture key(s) {', '.join(missing)}")
-    data_type = DATA_TYPES.get(values["data_type"])
+    data_type = DATA_TYPES.get(values["data_type"]) if isinstance(values["data_type"], str) else None
     if data_type is None:
-        raise LaminaError(f"{source}: data_type '{values['data_type']}' is not supported; "
+        raise LaminaError(f"{source}: data_type '{str(values['data_type'])[:40]}' is not supported; "
                           f"supported: {', '.join(DATA_TYPES)}")
     checked = {}
     for key, (low, high) in _RANGES.items():
         value = values[key]
         if not isinstance(value, int) or isinstance(value, bool):
-            raise LaminaError(f"{source}: {key} must be an integer, got {value!r}")
+            raise LaminaError(f"{source}: {key} must be an integer, got {value!r:.40}")
         if not low <= value <= high:
             what = "only 1 thread is supported" if key == "number_of_threads" else f"must be in [{low}, {high}]"
             raise LaminaError(f"{source}: {key} = {value}: {what}")
@@ -101,10 +102,5 @@ def load_architecture(name_or_path: str | Path) -> Architecture:
         if not path.exists():
             raise LaminaError(f"unknown architecture '{name_or_path}'; named architectures: "
                               f"{', '.join(architecture_names())}, or give a .tarch file")
-    try:
-        fields = json.loads(path.read_text())
-    except OSError as error:
-        raise LaminaError(f"{path}: cannot read architecture: {error.strerror}") from None
-    except json.JSONDecodeError as error:
-        raise LaminaError(f"{path}:{error.lineno}:{error.colno}: not valid JSON: {error.msg}") from None
+    fields = read_json(path, ARCHITECTURE_BYTES, str(path))
     return parse_architecture(fields, path.stem, str(path))
