@@ -43,7 +43,11 @@ class SimulationResult:
 
 
 def check_inputs(entries: tuple[TensorEntry, ...], given: Mapping[str, np.ndarray], source: str) -> None:
-    """The given inputs are exactly the manifest's, with its shapes; else a LaminaError."""
+    """The given inputs are exactly the manifest's, with its shapes; else a LaminaError.
+
+    Inputs are floats, or integers such as Gather's indices: host steps read
+    them as given, the accelerator converted to its data type.
+    """
     expected = {entry.name: entry.shape for entry in entries}
     unknown = sorted(set(given) - set(expected))
     missing = [name for name in expected if name not in given]
@@ -52,10 +56,11 @@ def check_inputs(entries: tuple[TensorEntry, ...], given: Mapping[str, np.ndarra
                 ([f"unknown input(s) {', '.join(unknown)}"] if unknown else [])
         raise LaminaError(f"{source}: {'; '.join(parts)}; the model's inputs are "
                           + ", ".join(f"'{name}' {list(shape)}" for name, shape in expected.items()))
-    for name, shape in expected.items():
-        array = np.asarray(given[name])
-        if array.shape != shape or not np.issubdtype(array.dtype, np.floating):
-            raise LaminaError(f"{source}: input '{name}': expected float32 {list(shape)}, "
+    for entry in entries:
+        array = np.asarray(given[entry.name])
+        if array.shape != entry.shape or not np.issubdtype(array.dtype, np.number) or \
+                np.issubdtype(array.dtype, np.complexfloating):
+            raise LaminaError(f"{source}: input '{entry.name}': expected float32 {list(entry.shape)}, "
                               f"got {describe(array.shape, array.dtype)}")
 
 
@@ -129,7 +134,8 @@ def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
     program = decode(loaded.program_bytes, manifest.arch, source=str(loaded.path.parent / manifest.prog.file_name))
     run = _Run(loaded, program)
     for entry in manifest.inputs:
-        run.host_values[entry.name] = np.asarray(inputs[entry.name], dtype=np.float32)
+        given = np.asarray(inputs[entry.name])
+        run.host_values[entry.name] = given if np.issubdtype(given.dtype, np.integer) else given.astype(np.float32)
         if entry.base is not None:
             run.write_tensor(entry, inputs[entry.name])
     executed = []

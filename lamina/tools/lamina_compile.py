@@ -19,7 +19,7 @@ from lamina.backends.tcu.compiler import compile_model
 from lamina.backends.tcu.summary import summary_text
 from lamina.frontend.onnx_importer import LIGHT_MODELS
 
-from .cli import run_tool
+from .cli import parse_arguments, run_tool
 from .lamina_import import _input_shapes
 
 
@@ -62,7 +62,7 @@ class ProgressDisplay:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_arguments(_parser(), argv)
 
     def body() -> None:
         display = ProgressDisplay(sys.stderr)

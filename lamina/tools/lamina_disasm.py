@@ -20,7 +20,7 @@ from lamina.backends.tcu.encoding import decode
 from lamina.backends.tcu.model_files import read_model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.lir import program_to_lir_text, verify_program
-from lamina.tools.cli import run_tool, write_text
+from lamina.tools.cli import parse_arguments, run_tool, write_text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -51,7 +51,7 @@ def _read_program(file: str, arch_option: str | None) -> tuple[bytes, Architectu
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_arguments(_parser(), argv)
 
     def body() -> None:
         data, arch, source = _read_program(args.file, args.arch)

@@ -7,7 +7,7 @@ import argparse
 from lamina.dialects.context import make_context, print_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.onnx_importer import LIGHT_MODELS, import_model, parse_input_shape
-from lamina.tools.cli import run_tool, write_text
+from lamina.tools.cli import parse_arguments, run_tool, write_text
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -36,7 +36,7 @@ def _input_shapes(options: list[str]) -> dict[str, tuple[int, ...]]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_arguments(_parser(), argv)
 
     def body() -> None:
         module = import_model(args.model, make_context(), input_shapes=_input_shapes(args.input_shape))

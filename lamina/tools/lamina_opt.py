@@ -23,14 +23,14 @@ from lamina.passes.options import option_specs
 from lamina.passes.pass_manager import build_pass_manager, run_pass_manager
 from lamina.passes.registry import REGISTRY, Registry, RegistryEntry
 
-from .cli import read_text, run_tool, write_text
+from .cli import parse_arguments, read_text, run_tool, write_text
 from .expected_diagnostics import Reported, reported_diagnostics, reported_problems, verify
 
 SPLIT_MARKER = "// -----"
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _argument_parser().parse_args(argv)
+    args = parse_arguments(_argument_parser(), argv)
     return run_tool("lamina-opt", lambda: _run(args))
 
 

@@ -32,7 +32,7 @@ from lamina.runtime.graph_interpreter import describe
 from lamina.runtime.tcu_simulator import SimulationResult
 from lamina.runtime.tensor_files import load_tensors, save_tensors
 
-from .cli import read_text, run_tool
+from .cli import parse_arguments, read_text, run_tool
 
 RANDOM_INTEGERS = (0, 10)  # [low, high) of random integer inputs
 
@@ -136,7 +136,7 @@ def _run(args: argparse.Namespace) -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = parse_arguments(_parser(), argv)
     return run_tool("lamina-run", lambda: _run(args))
 
 

@@ -143,7 +143,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("graph-to-hir"):
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
-        output_specs = model.outputs(graph)
+        input_specs, output_specs = model.inputs(graph), model.outputs(graph)
         convert_graph_to_hir(graph, architecture)  # in place: `graph` is now the HIR module
         stages.write_module("hir.mlir", graph)
     with stages.stage("schedule"):
@@ -157,7 +157,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
         plan, host_modules, host_segments = _plan(scheduled.plan, context, host_reasons)
-        inputs, outputs, variables = memory_map(graph, architecture, output_specs)
+        inputs, outputs, variables = memory_map(graph, architecture, input_specs, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
             plan=plan, program_bytes=program_bytes, instructions=len(scheduled.program),
@@ -185,11 +185,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     return CompileResult(outdir, stages.files, summary, peak)
 
 
-def memory_map(hir: ir.Operation, arch: Architecture, output_specs: dict[str, TensorSpec]
-               ) -> tuple[list[TensorEntry], list[TensorEntry], list[TensorEntry]]:
+def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, TensorSpec],
+               output_specs: dict[str, TensorSpec]) -> tuple[list[TensorEntry], list[TensorEntry], list[TensorEntry]]:
     """The manifest's inputs, outputs and Vars (every `hir.vars` object but the inputs).
 
-    An output no Vars object holds is computed on the host (base null).
+    An input or output no Vars object holds lives on the host only (base
+    null): an input only host steps read, an output a host step computes.
     """
     input_names, output_names = interface_of(hir)
     placed = {}
@@ -199,7 +200,7 @@ def memory_map(hir: ir.Operation, arch: Architecture, output_specs: dict[str, Te
             shape = spec_of(op.results[0].type).shape
             placed[view.attr("name")] = TensorEntry(view.attr("name"), view.attr("base"),
                                                     vector_count(shape, arch.array_size), shape)
-    inputs = [placed[name] for name in input_names]
+    inputs = [placed.get(name) or TensorEntry(name, None, 0, input_specs[name].shape) for name in input_names]
     outputs = [placed.get(name) or TensorEntry(name, None, 0, output_specs[name].shape) for name in output_names]
     # Outputs the accelerator computes are Vars too: a host segment may read them.
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
