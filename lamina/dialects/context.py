@@ -18,6 +18,7 @@ from .graph import GRAPH
 from .hir import HIR
 from .irdl import DialectDef
 from .lir import LIR
+from .op_names import malformed_op_name
 
 # Every Lamina dialect, in lowering order. Later levels append theirs.
 DIALECTS: list[DialectDef] = [GRAPH, BUFFER, HIR, LIR]
@@ -126,6 +127,16 @@ def _reject_elided_constants(text: str, source_name: str) -> None:
                              "re-create the module without eliding to parse or run it")])
 
 
+def _reject_malformed_op_names(text: str, source_name: str) -> None:
+    """An op named after a dialect with no op (`"graph."`) would abort the parser: refuse it first."""
+    found = malformed_op_name(text)
+    if found is not None:
+        offset, name = found
+        raise InvalidIR([Problem(_location_at(text, offset, source_name),
+                                 f"'{name}' is not an operation name: generic op names are "
+                                 f"\"dialect.op\", with both parts non-empty")])
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.Operation:
     """Parse `.mlir` text into a `builtin.module` operation.
 
@@ -137,6 +148,7 @@ def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.O
     """
     with context:
         _reject_elided_constants(text, source_name)
+        _reject_malformed_op_names(text, source_name)
         try:
             top = _parse_operation(text, source_name)
         except InvalidIR as error:

@@ -1,0 +1,35 @@
+// RUN: not lamina-opt --split-input-file %s 2>&1 | FileCheck %s
+
+// MLIR 22's parser aborts the process ("LLVM ERROR: ... created with
+// unregistered dialect") on a generic op named after a loaded dialect with
+// no op after it. Lamina refuses such names before parsing: one error line,
+// exit status 1, never an abort. A location named like a dialect is fine.
+
+// CHECK:  dialect-named-op.mlir:[[# @LINE + 2]]:3: error: 'graph.' is not an operation name
+"builtin.module"() ({
+  "graph."() : () -> ()
+}) : () -> ()
+
+// -----
+
+// CHECK:  dialect-named-op.mlir:[[# @LINE + 1]]:6: error: 'hir' is not an operation name
+%0 = "hir"() : () -> i32
+
+// -----
+
+// CHECK:  dialect-named-op.mlir:[[# @LINE + 1]]:1: error: 'lir.' is not an operation name
+"lir."() : () -> ()
+
+// -----
+
+// An escaped name is the same name: \2e is '.'.
+// CHECK:  dialect-named-op.mlir:[[# @LINE + 1]]:1: error: 'func.' is not an operation name
+"func\2e"() : () -> ()
+
+// -----
+
+// Not fired: a location named "graph" and an op name inside a comment: "graph."()
+// CHECK:  node 'graph', node 'hir': error: unregistered operation 'graph.nothing'
+"graph.nothing"() : () -> () loc(fused["graph"("a.mlir":1:1), "hir"])
+// CHECK-NOT: Traceback
+// CHECK-NOT: LLVM ERROR
