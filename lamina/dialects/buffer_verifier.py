@@ -183,7 +183,10 @@ def _check_offset(module: ir.Operation, buffer: _Placed) -> Problems:
         return [(where, f"offset {buffer.begin} is not a multiple of {ALIGNMENT} bytes (or -1: unplanned)")]
     if buffer.region not in module.attributes:
         return [(where, f"is placed at offset {buffer.begin} but the module records no '{buffer.region}'")]
-    size = ir.IntegerAttr(module.attributes[buffer.region]).value
+    attribute = module.attributes[buffer.region]
+    if not isinstance(attribute, ir.IntegerAttr):
+        return [(where, f"module attribute '{buffer.region}' must be an integer byte size, got {str(attribute)[:40]}")]
+    size = ir.IntegerAttr(attribute).value
     if buffer.end > size:
         return [(where, f"bytes [{buffer.begin}, {buffer.end}) do not fit in the {size} bytes of '{buffer.region}'")]
     return []

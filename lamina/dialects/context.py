@@ -137,6 +137,11 @@ def _reject_malformed_op_names(text: str, source_name: str) -> None:
                                  f"\"dialect.op\", with both parts non-empty")])
 
 
+def embedded_source(op: ir.Operation, attribute: str) -> str:
+    """How errors name text kept in an op's attribute: the op's location, so people can find it."""
+    return f"{op.name} at {format_location(op.location)}, attribute '{attribute}'"
+
+
 def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.Operation:
     """Parse `.mlir` text into a `builtin.module` operation.
 

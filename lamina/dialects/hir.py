@@ -26,7 +26,7 @@ import numpy as np
 from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture, parse_architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.backends.tcu.data_layout import channel_tiles, vector_count
 
 from .diagnostics import LaminaError
 from .graph import window_output_size
@@ -271,8 +271,8 @@ def architecture_of(module: ir.Operation) -> Architecture:
     source = f"module attribute '{ARCHITECTURE_ATTRIBUTE}'"
     try:
         fields = json.loads(ir.StringAttr(module.attributes[ARCHITECTURE_ATTRIBUTE]).value)
-    except (ValueError, TypeError) as error:
-        raise LaminaError(f"{source}: not a JSON string: {error}") from None
+    except (ValueError, TypeError, RecursionError) as error:
+        raise LaminaError(f"{source}: not a JSON string: {str(error)[:80]}") from None
     if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
         raise LaminaError(f"{source}: needs a JSON object with a \"name\"")
     name = fields.pop("name")
@@ -290,7 +290,10 @@ def interface_of(module: ir.Operation) -> tuple[list[str], list[str]]:
     for attribute in (INPUTS_ATTRIBUTE, OUTPUTS_ATTRIBUTE):
         if attribute not in module.attributes:
             raise LaminaError(f"a HIR model needs the module attribute '{attribute}' (its names, in order)")
-        names.append([ir.StringAttr(name).value for name in ir.ArrayAttr(module.attributes[attribute])])
+        value = module.attributes[attribute]
+        if not isinstance(value, ir.ArrayAttr) or not all(isinstance(name, ir.StringAttr) for name in value):
+            raise LaminaError(f"module attribute '{attribute}' must be an array of strings, got {str(value)[:60]}")
+        names.append([ir.StringAttr(name).value for name in ir.ArrayAttr(value)])
     return names[0], names[1]
 
 
@@ -322,12 +325,18 @@ def _expected_objects(op_name: str, operand: str) -> tuple[str, ...]:
     return _OPERAND_OBJECTS.get((op_name, operand), ("temp",))
 
 
-def _check_op(op: ir.Operation, lanes: int) -> str | None:
+def _check_op(op: ir.Operation, arch: Architecture) -> str | None:
     definition = HIR.lookup(op)
     name = definition.name
+    lanes = arch.array_size
     if name == "consts":
-        width = spec_of(op.results[0].type).shape[1]
-        return None if width == lanes else f"consts must have {lanes} lanes (the array size), got {width}"
+        rows, width = spec_of(op.results[0].type).shape
+        if width != lanes:
+            return f"consts must have {lanes} lanes (the array size), got {width}"
+        return _within("DRAM1", HIR.view(op).attr("base"), rows, arch.dram1_depth)
+    if name == "vars":
+        vectors = vector_count(spec_of(op.results[0].type).shape, lanes)
+        return _within("DRAM0", HIR.view(op).attr("base"), vectors, arch.dram0_depth)
     if name == "view":
         offset = HIR.view(op).attr("channel_offset")
         return None if offset % lanes == 0 else f"channel_offset {offset} is not a multiple of the array size {lanes}"
@@ -344,12 +353,21 @@ def _check_op(op: ir.Operation, lanes: int) -> str | None:
     return None
 
 
+def _within(memory: str, base: int, vectors: int, depth: int) -> str | None:
+    if base < 0 or base + vectors > depth:
+        return f"vectors [{base}, {base + vectors}) are not within {memory}'s depth {depth}"
+    return None
+
+
 def verify_hir(module: ir.Operation) -> list[tuple[ir.Location, str]]:
-    """Architecture attribute, lanes, channel alignment, operand objects, layer-local temps."""
+    """Architecture and interface attributes, lanes, objects within DRAM, channel alignment, operand objects,
+    layer-local temps."""
     if not any(HIR.lookup(op) is not None for op in _all_ops(module)):
         return []
     try:
-        lanes = architecture_of(module).array_size
+        arch = architecture_of(module)
+        if INPUTS_ATTRIBUTE in module.attributes or OUTPUTS_ATTRIBUTE in module.attributes:
+            interface_of(module)
     except LaminaError as error:
         return [(module.location, str(error))]
     problems = []
@@ -357,7 +375,7 @@ def verify_hir(module: ir.Operation) -> list[tuple[ir.Location, str]]:
         if HIR.lookup(op) is None:
             continue
         try:
-            message = _check_op(op, lanes)
+            message = _check_op(op, arch)
         except (ShapeError, UnsupportedType) as error:
             message = str(error)
         if message:

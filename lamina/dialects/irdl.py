@@ -24,7 +24,7 @@ from .diagnostics import LaminaError, format_location
 from .types import TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
 
 
-class ShapeError(ValueError):
+class ShapeError(LaminaError, ValueError):
     """A shape function rejected an op's operand or result types or attributes."""
 
 

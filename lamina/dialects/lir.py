@@ -253,6 +253,8 @@ def _architecture_of(module: ir.Operation) -> Architecture:
         fields = json.loads(ir.StringAttr(attribute).value)
     except json.JSONDecodeError as error:
         raise ValueError(f"'{ARCHITECTURE_ATTR}' is not valid JSON: {error.msg}") from None
+    except (ValueError, RecursionError) as error:  # huge integers, deep nesting
+        raise ValueError(f"'{ARCHITECTURE_ATTR}' is not valid JSON: {str(error)[:80]}") from None
     if not isinstance(fields, dict):
         raise ValueError(f"'{ARCHITECTURE_ATTR}' must hold a JSON object")
     name = str(fields.pop("name", "lir"))

@@ -12,6 +12,8 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
+from .diagnostics import LaminaError
+
 # Element types Lamina's graph level carries, keyed by NumPy dtype.
 _ELEMENT_TYPES = {
     np.dtype(np.float32): lambda: ir.F32Type.get(),
@@ -38,7 +40,7 @@ _DTYPE_BY_TYPE_STR = {
 }
 
 
-class UnsupportedType(ValueError):
+class UnsupportedType(LaminaError, ValueError):
     """An element type or tensor type Lamina cannot represent."""
 
 

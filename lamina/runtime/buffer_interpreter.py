@@ -49,6 +49,7 @@ from .graph_interpreter import checked_result, check_inputs
 from .graph_kernels import KERNELS, KernelError, Node
 
 POISON = 0xFF  # the byte unwritten memory holds
+REGION_BYTES = 1 << 31  # the largest memory region the interpreter allocates
 
 
 @dataclass(frozen=True)
@@ -164,8 +165,9 @@ def _region_size(module: ir.Operation, attribute: str) -> int:
     except KeyError:
         raise LaminaError(f"the module has no '{attribute}' attribute: it is not memory-planned; run memory "
                           "planning (buffer-allocate) before interpreting") from None
-    if not isinstance(size, ir.IntegerAttr) or ir.IntegerAttr(size).value < 0:
-        raise LaminaError(f"module attribute '{attribute}' must be a non-negative integer, got {size}")
+    if not isinstance(size, ir.IntegerAttr) or not 0 <= ir.IntegerAttr(size).value <= REGION_BYTES:
+        raise LaminaError(f"module attribute '{attribute}' must be an integer in [0, {REGION_BYTES}] "
+                          f"(bytes the interpreter allocates), got {str(size)[:40]}")
     return ir.IntegerAttr(size).value
 
 

@@ -25,7 +25,7 @@ from mlir import ir
 
 from lamina.backends.tcu.data_layout import as_nchw, channel_tiles, from_vectors, to_vectors, vector_count
 from lamina.backends.tcu.fixed_point import DataType, scale_factors
-from lamina.dialects.context import check_module, parse_module
+from lamina.dialects.context import check_module, embedded_source, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import HIR, architecture_of, interface_of, matmul_weight_offsets, window_output_shape
 from lamina.dialects.model import body_ops
@@ -43,7 +43,7 @@ def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
         if op.name == "hir.vars":
             shapes.setdefault(HIR.view(op).attr("name"), spec_of(op.result.type).shape)
         elif op.name == "hir.host":
-            host = parse_module(HIR.view(op).attr("module"), module.context, "host segment")
+            host = parse_module(HIR.view(op).attr("module"), module.context, embedded_source(op, "module"))
             for name, spec in graph_inputs(host).items():
                 shapes.setdefault(name, spec.shape)
     missing = [name for name in names if name not in shapes]
@@ -144,7 +144,7 @@ class _Machine:
         elif name == "temp":
             self.temps[op.result] = np.zeros(spec_of(op.result.type).shape, dtype=np.int64)
         elif name == "host":
-            self.host(HIR.view(op).attr("module"))
+            self.host(HIR.view(op).attr("module"), embedded_source(op, "module"))
         else:
             attrs = HIR.view(op).attrs()
             output, *sources = op.operands
@@ -192,8 +192,8 @@ class _Machine:
     def _pool(self, sources, attrs, shape):
         return pool(self.temps[sources[0]], attrs, self.data_type)
 
-    def host(self, text: str) -> None:
-        module = parse_module(text, self.context, "host segment")
+    def host(self, text: str, source: str) -> None:
+        module = parse_module(text, self.context, source)
         feeds = {}
         for name, spec in graph_inputs(module).items():
             if name in self.host_values:

@@ -300,3 +300,13 @@ func.func @region_size_missing() {
   "buffer.dealloc"(%a) : (memref<2xf32>) -> ()
   return
 }
+
+// -----
+
+module attributes {buffer.constant_bytes = "64"} {
+  func.func @region_size_of_the_wrong_type() {
+    // expected-error @+1 {{module attribute 'buffer.constant_bytes' must be an integer byte size, got "64"}}
+    %c = "buffer.constant"() {name = "c", value = dense<1.0> : tensor<2xf32>, offset = 0 : i64} : () -> memref<2xf32>
+    return
+  }
+}

@@ -215,3 +215,54 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
     return
   }
 }
+
+// -----
+
+// Objects lie within their DRAM: 9 vectors from base 1016 end past 1024.
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @vars_past_dram0() {
+    // expected-error @+1 {{vectors [1016, 1025) are not within DRAM0's depth 1024}}
+    %x = "hir.vars"() {name = "x", base = 1016 : i64} : () -> memref<1x4x3x3xi16>
+    return
+  }
+}
+
+// -----
+
+// Not firing: the last 9 vectors of DRAM0.
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @vars_at_the_end_of_dram0() {
+    %x = "hir.vars"() {name = "x", base = 1015 : i64} : () -> memref<1x4x3x3xi16>
+    return
+  }
+}
+
+// -----
+
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @consts_past_dram1() {
+    // expected-error @+1 {{vectors [1023, 1025) are not within DRAM1's depth 1024}}
+    %w = "hir.consts"() {base = 1023 : i64, page = 0 : i64, value = dense<0> : tensor<2x4xi16>} : () -> memref<2x4xi16>
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{module attribute 'hir.inputs' must be an array of strings, got "x"}}
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}", hir.inputs = "x", hir.outputs = ["y"]} {
+  func.func @interface_of_the_wrong_type() {
+    %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
+    return
+  }
+}
+
+// -----
+
+// expected-error @+1 {{module attribute 'hir.architecture': not a JSON string}}
+module attributes {hir.architecture = 5 : i64} {
+  func.func @architecture_of_the_wrong_type() {
+    %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
+    return
+  }
+}

@@ -33,6 +33,7 @@ from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture
 from lamina.backends.tcu.data_layout import vector_count
+from lamina.dialects.context import embedded_source
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.hir import HIR, OBJECTS, object_kind
 from lamina.dialects.irdl import I64
@@ -169,7 +170,7 @@ def allocate(module: ir.Operation, architecture: Architecture, inputs: list[str]
     steps = _program_steps(module)
     for step, op in steps:
         if op.name == "hir.host":
-            reads, writes, _ = host_interface(HIR.view(op).attr("module"), module.context)
+            reads, writes, _ = host_interface(HIR.view(op).attr("module"), module.context, embedded_source(op, "module"))
             for name in reads + writes:
                 touch(name, step)
         for operand in op.operands:

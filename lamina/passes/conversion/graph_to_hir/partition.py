@@ -18,7 +18,7 @@ from mlir import ir
 
 from lamina.backends.registry import backend_named
 from lamina.backends.tcu.data_layout import as_nchw
-from lamina.dialects.context import parse_module, print_module
+from lamina.dialects.context import embedded_source, parse_module, print_module
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.model import body_ops, create_model
@@ -163,9 +163,10 @@ def _copy(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
     return copy.result
 
 
-def host_interface(text: str, context: ir.Context) -> tuple[list[str], list[str], Counter]:
-    """(names read, names written, op counts) of a host segment's module."""
-    module = parse_module(text, context, "host segment")
+def host_interface(text: str, context: ir.Context, source: str = "host segment"
+                   ) -> tuple[list[str], list[str], Counter]:
+    """(names read, names written, op counts) of a host segment's module; `source` names it in errors."""
+    module = parse_module(text, context, source)
     reads, writes, counts = [], [], Counter()
     for op in body_ops(module):
         name = graph_name(op)
@@ -204,7 +205,7 @@ def partition_report(module: ir.Operation) -> str:
             run.append(op)
             continue
         flush_accelerator()
-        reads, writes, counts = host_interface(HIR.view(op).attr("module"), module.context)
+        reads, writes, counts = host_interface(HIR.view(op).attr("module"), module.context, embedded_source(op, "module"))
         lines.append(f"segment {len(lines)}: host, {_counts(counts) or 'no op'}; reads {', '.join(reads) or '-'}; "
                      f"writes {', '.join(writes) or '-'}")
     flush_accelerator()

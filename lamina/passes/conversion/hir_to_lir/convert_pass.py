@@ -43,7 +43,8 @@ class ConvertHirToLir(Pass):
             result = schedule(op)
         except ScheduleError as error:
             raise PassError(error.detail, error.location or _layer_location(op, error.layer_index)) from None
-        lir = parse_module(program_to_lir_text(result.program, result.arch), op.context, "<convert-hir-to-lir>")
+        lir = parse_module(program_to_lir_text(result.program, result.arch), op.context,
+                          "the LIR text convert-hir-to-lir generated (a Lamina bug: please report it)")
         body = op.regions[0].blocks[0]
         for child in list(body.operations):
             child.operation.erase()
