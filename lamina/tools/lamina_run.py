@@ -51,6 +51,17 @@ def random_inputs(types: Mapping[str, TensorSpec], seed: int) -> dict[str, np.nd
     return arrays
 
 
+def _seed(text: str) -> int:
+    """A NumPy seed: a non-negative integer."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"'{text[:40]}' is not an integer") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"{value} is negative; seeds are integers >= 0")
+    return value
+
+
 def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="lamina-run", description="Execute a Lamina module on given or random inputs, and compare its outputs.")
@@ -58,7 +69,7 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--inputs", metavar="NPZ", help="input arrays keyed by input name (default: random)")
     parser.add_argument("--output", metavar="NPZ", help="write the outputs here, keyed by output name")
     parser.add_argument("--compare", metavar="NPZ", help="print each output's error against these arrays")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    parser.add_argument("--seed", type=_seed, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument("--target", choices=sorted(TARGETS),
                         help="compile a graph module for this target instead of interpreting it")
     parser.add_argument("--fallback", choices=("none", "interpreter"), default="none",
