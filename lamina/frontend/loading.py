@@ -6,6 +6,7 @@ import os
 from pathlib import Path
 
 import onnx
+from google.protobuf import json_format, text_format
 from google.protobuf.message import DecodeError
 
 from lamina.dialects.diagnostics import LaminaError
@@ -46,10 +47,16 @@ def load_onnx(path: str) -> onnx.ModelProto:
         model = onnx.load(path)
     except DecodeError:
         raise LaminaError(f"{path}: not a valid ONNX model (the protobuf does not decode: truncated or not ONNX)") from None
+    except (json_format.ParseError, text_format.ParseError, UnicodeDecodeError) as error:
+        # onnx.load picks the format by suffix: .json and .txtpb files are read as text
+        raise LaminaError(f"{path}: not a valid ONNX model in the text format its suffix names "
+                          f"({_first_line(error)[:200]})") from None
     except OSError as error:
         raise LaminaError(f"{path}: cannot read: {error.strerror or error}") from None
     except onnx.checker.ValidationError as error:  # raised for missing or misplaced external data
         raise LaminaError(f"{path}: cannot load the model's external data ({_first_line(error)})") from None
+    except (ValueError, TypeError) as error:  # external data whose offset or length is not a number
+        raise LaminaError(f"{path}: cannot load the model's external data ({_first_line(error)[:200]})") from None
     if not model.HasField("graph") or model.ir_version == 0:
         raise LaminaError(f"{path}: not a valid ONNX model (no ir_version or graph)")
     return model

@@ -21,6 +21,7 @@ from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
 from .static_shapes import parse_input_shape, refine_shapes, specialize
 from .support import Unsupported, find_unsupported
+from .validation import check_input_shapes, check_with_onnx_checker, validate_model
 
 __all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
            "resolve_model_path", "unsupported_nodes"]
@@ -48,6 +49,7 @@ def import_model(model: onnx.ModelProto | str, context: ir.Context, input_shapes
         count = len(problems)
         listing = "\n".join(str(problem) for problem in problems)
         raise LaminaError(f"{source}: cannot import the model ({count} problem{'s' if count > 1 else ''}):\n{listing}")
+    check_with_onnx_checker(analysis.model, source)
     module = ModuleBuilder(analysis, context).build()
     check_module(module)
     return module
@@ -73,13 +75,22 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool) -> ModelAnalysis:
-    """Shapes inferred, then re-inferred while compile-time values keep making more of them static."""
-    inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
-    analysis = analyze(inferred, source, inference_error)
-    while analysis.unknown_shapes():
-        refined = refine_shapes(inferred, analysis.constants)
-        if refined is None:
-            break
-        inferred, inference_error = refined
+    """The model validated, its shapes inferred, then re-inferred while compile-time values keep making
+    more of them static."""
+    validate_model(model, source)
+    check_input_shapes(input_shapes, source)
+    try:
+        inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
         analysis = analyze(inferred, source, inference_error)
+        while analysis.unknown_shapes():
+            refined = refine_shapes(inferred, analysis.constants)
+            if refined is None:
+                break
+            inferred, inference_error = refined
+            analysis = analyze(inferred, source, inference_error)
+    except LaminaError:
+        raise
+    except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as error:
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        raise LaminaError(f"{source}: ONNX shape inference fails: {lines[0][:300]}") from None
     return analysis
