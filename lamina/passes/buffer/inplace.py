@@ -11,7 +11,7 @@ from lamina.dialects.buffer_analysis import (IN_PLACE_INSTRUCTIONS, BufferInfo, 
                                              root_buffer)
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import dealloc_of, definition_positions
+from .rewriting import deallocs_by_buffer, definition_positions
 
 
 @register_pass
@@ -44,6 +44,7 @@ class InPlace(Pass):
     def run(self, op: ir.Operation) -> None:
         program, buffers = analyze(op)
         defined_at = definition_positions(program)
+        deallocs = deallocs_by_buffer(program)
         # Only allocs and deallocs are erased below, never these.
         candidates = [(index, op) for index, op in enumerate(program)
                       if BUFFER.lookup(op) and BUFFER.lookup(op).name in IN_PLACE_INSTRUCTIONS]
@@ -51,7 +52,7 @@ class InPlace(Pass):
             dest = buffers.get(instruction.operands[0])
             source = _dying_input(instruction, index, dest, buffers, defined_at)
             if source is not None:
-                _write_over(dest, source, buffers)
+                _write_over(dest, source, buffers, deallocs)
 
 
 def _dying_input(instruction: ir.Operation, index: int, dest: BufferInfo | None, buffers: dict,
@@ -69,7 +70,7 @@ def _dying_input(instruction: ir.Operation, index: int, dest: BufferInfo | None,
     return None
 
 
-def _write_over(dest: BufferInfo, source: ir.Value, buffers: dict) -> None:
+def _write_over(dest: BufferInfo, source: ir.Value, buffers: dict, deallocs: dict[ir.Value, ir.Operation]) -> None:
     """Replace `dest` by `source`, whose buffer now lives as long as `dest` did."""
     kept = buffers[root_buffer(source)]
     # `kept` lives until the later of the two deallocs (it may still be
@@ -77,11 +78,11 @@ def _write_over(dest: BufferInfo, source: ir.Value, buffers: dict) -> None:
     # instructions: indices keep their order, and `kept` takes `dest`'s later
     # accesses and end.
     if dest.end > kept.end:
-        dealloc_of(kept.buffer).move_before(dealloc_of(dest.buffer))
+        deallocs[kept.buffer].move_before(deallocs[dest.buffer])
         kept.end = dest.end
     kept.accesses += dest.accesses[1:]
     del buffers[dest.buffer]
-    dealloc_of(dest.buffer).erase()
+    deallocs.pop(dest.buffer).erase()
     alloc = defining_op(dest.buffer)
     dest.buffer.replace_all_uses_with(source)
     alloc.erase()
