@@ -116,8 +116,22 @@ def _identity_layout(memref: ir.MemRefType) -> bool:
     return isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(memref.rank, memref.context)
 
 
+_SPECS: dict[ir.Type, TensorSpec] = {}  # types are uniqued: a verifier asks for the same few thousands of times
+_SPECS_LIMIT = 1 << 16
+
+
 def spec_of(type_: ir.Type) -> TensorSpec:
     """The `TensorSpec` of a statically shaped ranked tensor or memref type."""
+    spec = _SPECS.get(type_)
+    if spec is None:
+        spec = _uncached_spec_of(type_)
+        if len(_SPECS) >= _SPECS_LIMIT:
+            _SPECS.clear()
+        _SPECS[type_] = spec
+    return spec
+
+
+def _uncached_spec_of(type_: ir.Type) -> TensorSpec:
     if not isinstance(type_, (ir.RankedTensorType, ir.MemRefType)):
         raise UnsupportedType(f"expected a ranked tensor or memref type, got {type_}")
     if not type_.has_static_shape:
