@@ -20,7 +20,7 @@ from .graph import GRAPH
 from .hir import HIR
 from .irdl import DialectDef
 from .lir import LIR
-from .op_names import malformed_op_name
+from .parser_hazards import parser_hazard
 
 # Every Lamina dialect, in lowering order. Later levels append theirs.
 DIALECTS: list[DialectDef] = [GRAPH, BUFFER, HIR, LIR]
@@ -145,14 +145,12 @@ def _reject_elided_constants(text: str, source_name: str) -> None:
                              "re-create the module without eliding to parse or run it")])
 
 
-def _reject_malformed_op_names(text: str, source_name: str) -> None:
-    """An op named after a dialect with no op (`"graph."`) would abort the parser: refuse it first."""
-    found = malformed_op_name(text)
+def _reject_parser_hazards(text: str, source_name: str) -> None:
+    """Text that would abort MLIR's parser (an op named `"graph."`, `array<index: ...>`): refuse it first."""
+    found = parser_hazard(text)
     if found is not None:
-        offset, name = found
-        raise InvalidIR([Problem(_location_at(text, offset, source_name),
-                                 f"'{name}' is not an operation name: generic op names are "
-                                 f"\"dialect.op\", with both parts non-empty")])
+        offset, message = found
+        raise InvalidIR([Problem(_location_at(text, offset, source_name), message)])
 
 
 def embedded_source(op: ir.Operation, attribute: str) -> str:
@@ -171,7 +169,7 @@ def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.O
     """
     with context:
         _reject_elided_constants(text, source_name)
-        _reject_malformed_op_names(text, source_name)
+        _reject_parser_hazards(text, source_name)
         try:
             top = _parse_operation(text, source_name)
         except InvalidIR as error:

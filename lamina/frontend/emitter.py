@@ -138,5 +138,13 @@ class ModuleBuilder:
         if converter is None:  # not convertible but fully known at compile time (see `support`)
             return [node.constant(self.analysis.constants[name]) if node.output_used(i) else None
                     for i, name in enumerate(node.node.output)]
-        results = converter.convert(node)
+        try:
+            results = converter.convert(node)
+        except LaminaError:
+            raise
+        except (ValueError, TypeError, IndexError, KeyError, ArithmeticError) as error:
+            # A converter meeting attribute or constant values it does not expect (a Clip bound that is
+            # not a scalar): name the node rather than show a traceback.
+            raise LaminaError(f"{self.analysis.source}: node '{node.label}' ({node.op_type}): cannot convert: "
+                              f"{str(error)[:200] or type(error).__name__}") from None
         return [results] if isinstance(results, ir.Value) else list(results)

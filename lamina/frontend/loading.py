@@ -55,7 +55,7 @@ def load_onnx(path: str) -> onnx.ModelProto:
         raise LaminaError(f"{path}: cannot read: {error.strerror or error}") from None
     except onnx.checker.ValidationError as error:  # raised for missing or misplaced external data
         raise LaminaError(f"{path}: cannot load the model's external data ({_first_line(error)})") from None
-    except (ValueError, TypeError) as error:  # external data whose offset or length is not a number
+    except (ValueError, TypeError, RuntimeError) as error:  # external data: offsets not numbers, names too long
         raise LaminaError(f"{path}: cannot load the model's external data ({_first_line(error)[:200]})") from None
     if not model.HasField("graph") or model.ir_version == 0:
         raise LaminaError(f"{path}: not a valid ONNX model (no ir_version or graph)")

@@ -33,6 +33,7 @@ from lamina.dialects.diagnostics import LaminaError
 MAX_DIM = (1 << 63) - 1
 
 # TensorProto field holding each data type's typed (not raw) data
+_TENSOR_TYPES = frozenset(helper.get_all_tensor_dtypes()) - {onnx.TensorProto.UNDEFINED}
 _TYPED_FIELDS = ("float_data", "int32_data", "string_data", "int64_data", "double_data", "uint64_data")
 _DEFAULT_DOMAINS = ("", "ai.onnx")
 
@@ -41,6 +42,14 @@ def validate_model(model: onnx.ModelProto, source: str) -> None:
     """Raise a LaminaError naming the first thing about `model` that ONNX's rules forbid."""
     graph = model.graph
     opsets = {entry.domain: entry.version for entry in model.opset_import}
+    newest = onnx.defs.onnx_opset_version()
+    default = opsets.get("", opsets.get("ai.onnx", 0))
+    if default > newest:
+        raise LaminaError(f"{source}: opset {default} is newer than the newest ONNX release Lamina knows ({newest})")
+    for value in (*graph.input, *graph.output, *graph.value_info):
+        if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type not in _TENSOR_TYPES:
+            raise LaminaError(f"{source}: value '{value.name}': element type {value.type.tensor_type.elem_type} "
+                              f"is not an ONNX tensor type")
     _check_initializers(graph, source)
     for index, node in enumerate(graph.node):
         _check_node(node, index, opsets, source)
@@ -52,7 +61,7 @@ def check_with_onnx_checker(model: onnx.ModelProto, source: str) -> None:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
         raise LaminaError(f"{source}: the ONNX checker rejects the model: {_first_line(error)}") from None
-    except ValueError as error:  # e.g. a model over 2 GB without its path
+    except (ValueError, RuntimeError) as error:  # e.g. a model over 2 GB without its path
         raise LaminaError(f"{source}: the ONNX checker cannot check the model: {_first_line(error)}") from None
 
 

@@ -114,3 +114,21 @@ def test_external_data_offset_not_a_number(tmp_path):
     (tmp_path / "m.onnx").write_bytes(model.SerializeToString())
     with pytest.raises(LaminaError, match=r"m.onnx: cannot load the model's external data \(invalid literal"):
         import_model(str(tmp_path / "m.onnx"), None)
+
+
+def test_opset_newer_than_onnx_is_an_error():
+    model = _softmax(axis=0)
+    model.opset_import[0].version = onnx.defs.onnx_opset_version() + 2
+    assert f"opset {onnx.defs.onnx_opset_version() + 2} is newer than the newest ONNX release" in _error(model)
+
+
+def test_undefined_element_type_is_an_error():
+    model = _softmax(axis=0)
+    model.graph.input[0].type.tensor_type.elem_type = 0
+    assert "value 'x': element type 0 is not an ONNX tensor type" in _error(model)
+
+
+def test_converter_surprise_names_the_node():
+    model = make_model([node("Clip", ["x", "lo"], ["y"], name="clip")], {"x": randn(3)}, ["y"],
+                       {"lo": np.zeros(2, np.float32)})
+    assert "node 'clip' (Clip)" in _error(model)

@@ -33,3 +33,9 @@
 "graph.nothing"() : () -> () loc(fused["graph"("a.mlir":1:1), "hir"])
 // CHECK-NOT: Traceback
 // CHECK-NOT: LLVM ERROR
+
+// -----
+
+// A dense array of index elements aborts the parser too (an assertion).
+// CHECK:  dialect-named-op.mlir:[[# @LINE + 1]]:27: error: a dense array holds integers or floats, not index
+"graph.nothing"() {perm = array<index: 0, 1>} : () -> ()

@@ -1,10 +1,12 @@
-"""Finding generic op names that would abort the MLIR parser.
+"""Finding text that would abort the MLIR parser instead of failing it.
 
-MLIR 22's parser (mlir-opt's too) aborts the whole process with "LLVM
-ERROR: ... created with unregistered dialect" on a generic op whose name is
-a loaded dialect's namespace with no op after it: `"graph."()`, `"hir"()`,
-`"func."()`. No valid op has such a name (every op is `dialect.op`), so
-`malformed_op_name` finds one in the text before the parser sees it.
+MLIR 22's parser (mlir-opt's too) aborts the whole process on two inputs:
+- a generic op whose name is a loaded dialect's namespace with no op after
+  it: `"graph."()`, `"hir"()`, `"func."()` ("LLVM ERROR: ... created with
+  unregistered dialect"). No valid op has such a name (every op is `dialect.op`).
+- a dense array of `index` elements, `array<index: 1>` (an assertion in
+  `getIntOrFloatBitWidth`). Dense arrays hold integers or floats only.
+`parser_hazard` finds either before the parser sees the text.
 """
 
 from __future__ import annotations
@@ -33,7 +35,23 @@ def _is_op_name(name: str) -> bool:
     return bool(dialect and dot and op)
 
 
-def malformed_op_name(text: str) -> tuple[int, str] | None:
+_INDEX_ARRAY = re.compile(r"(?<![\w.!])array\s*<\s*index\b")
+
+
+def parser_hazard(text: str) -> tuple[int, str] | None:
+    """(offset, message) of the first text that would abort the parser, or None."""
+    skipped = [match.span() for match in _TOKENS.finditer(text)]
+    for match in _INDEX_ARRAY.finditer(text):
+        if not any(start <= match.start() < end for start, end in skipped):
+            return match.start(), "a dense array holds integers or floats, not index ('array<index: ...>')"
+    found = _malformed_op_name(text)
+    if found is not None:
+        offset, name = found
+        return offset, f"'{name}' is not an operation name: generic op names are \"dialect.op\", with both parts non-empty"
+    return None
+
+
+def _malformed_op_name(text: str) -> tuple[int, str] | None:
     """(offset, name) of the first generic op name that is not `dialect.op`, or None."""
     for match in _TOKENS.finditer(text):
         literal = match.group("string")
