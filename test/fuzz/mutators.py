@@ -143,7 +143,7 @@ def _attribute(rng, model, graph):
             node.attribute.remove(attribute)
         else:
             replacement = helper.make_attribute(attribute.name, rng.choice(
-                [rng.choice(INTERESTING_INTS[:-4]), [rng.choice(INTERESTING_INTS[:-4])] * rng.randint(0, 5),
+                [rng.choice(INTERESTING_INTS[:-4]), [rng.choice(INTERESTING_INTS[:-4])] * rng.randint(1, 5),
                  "SAME_UPPER", 0.5, [1.5, 2.5]]))
             attribute.CopyFrom(replacement)
     else:
