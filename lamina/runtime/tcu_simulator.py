@@ -29,6 +29,7 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 
 from . import graph_interpreter
+from .dram_writes import DramWrites
 from .graph_interpreter import describe
 from .tcu_machine import DRAM0, DRAM1, Machine, memory_extents
 
@@ -78,6 +79,7 @@ class _Run:
                                                                      *manifest.vars) if e.base is not None])
         dram1 = max([extents[DRAM1]] + [c.base + c.size for c in manifest.consts])
         self.machine = Machine(self.arch, dram0, dram1)
+        self.writes = DramWrites(dram0, dram1)
         paged = {step.index for step in manifest.plan if isinstance(step, ConstsStep)}
         for index in range(len(manifest.consts)):
             if index not in paged:
@@ -86,10 +88,12 @@ class _Run:
     def load_consts(self, index: int) -> None:
         consts = self.loaded.manifest.consts[index]
         self.machine.memories[DRAM1][consts.base:consts.base + consts.size] = self.loaded.consts_images[index]
+        self.writes.mark(DRAM1, consts.base, consts.size)
 
     def write_tensor(self, entry: TensorEntry, value: np.ndarray) -> None:
         fixed = self.arch.data_type.from_float(value)
         self.machine.memories[DRAM0][entry.base:entry.base + entry.size] = to_vectors(fixed, self.arch.array_size)
+        self.writes.mark(DRAM0, entry.base, entry.size)
 
     def read_tensor(self, entry: TensorEntry) -> np.ndarray:
         vectors = self.machine.memories[DRAM0][entry.base:entry.base + entry.size]
@@ -103,7 +107,9 @@ class _Run:
             if name in self.host_values:
                 feeds[name] = self.host_values[name]
             elif name in self.vars and self.vars[name].base is not None:
-                feeds[name] = self.read_tensor(self.vars[name])
+                entry = self.vars[name]
+                self.writes.check_tensor(name, entry.base, entry.size, str(self.loaded.path))
+                feeds[name] = self.read_tensor(entry)
             else:
                 raise LaminaError(f"{source}: placeholder '{name}' is neither a model input, an earlier "
                                   f"host result nor a Vars entry of {self.loaded.path}")
@@ -122,6 +128,7 @@ class _Run:
                 raise LaminaError(f"{self.loaded.path}: output '{entry.name}' has base null but no host "
                                   f"step produced it")
             return np.asarray(self.host_values[entry.name], dtype=np.float32)
+        self.writes.check_tensor(entry.name, entry.base, entry.size, str(self.loaded.path))
         return self.read_tensor(entry)
 
 
@@ -141,6 +148,8 @@ def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
     executed = []
     for step in manifest.plan:
         if isinstance(step, AcceleratorStep):
+            run.machine.check_fits(program[step.first:step.first + step.count], step.first)
+            run.writes.replay(program, step.first, step.count, str(loaded.path))
             run.machine.run(program, step.first, step.count, batch=batch)
             executed.append(np.arange(step.first, step.first + step.count))
         elif isinstance(step, ConstsStep):

@@ -136,3 +136,22 @@ def test_compiled_small_cnn_equals_the_hir_executor(arch, tmp_path):
 @pytest.mark.slow
 def test_compiled_squeezenet_equals_the_hir_executor(tmp_path):
     _simulator_equals_hir_executor(randomize_weights(load_light_model("squeezenet"), 0), "ultra96v2", tmp_path)
+
+
+@pytest.mark.parametrize("edit, message", [
+    # the program's first DataMove reads x: nobody wrote it
+    (lambda m: m["inputs"][0].update(base=None, size=0), "(DataMove) reads DRAM0 vector"),
+    # the weights never reach DRAM1
+    (lambda m: m["consts"].clear(), "reads DRAM1 vector"),
+    # the first accelerator step is gone: y, which the host step reads, was never written
+    (lambda m: m["plan"].pop(0), "tensor 'y' in DRAM0"),
+    # the last one is gone: output t was never written
+    (lambda m: m["plan"].pop(), "tensor 't' in DRAM0"),
+])
+def test_deleted_manifest_entries_are_errors_not_zeros(tmp_path, edit, message):
+    tmodel = write_tiny_model(tmp_path)
+    manifest = json.loads(tmodel.read_text())
+    edit(manifest)
+    tmodel.write_text(json.dumps(manifest))
+    with pytest.raises(LaminaError, match=re.escape(message)):
+        simulate(tmodel, _inputs())

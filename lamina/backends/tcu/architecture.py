@@ -96,6 +96,8 @@ def parse_architecture(fields: object, name: str, source: str) -> Architecture:
 
 def load_architecture(name_or_path: str | Path) -> Architecture:
     """A named architecture (`ultra96v2`) or a `.tarch` file, validated."""
+    if not str(name_or_path).strip():
+        raise LaminaError(f"an architecture needs a name ({', '.join(architecture_names())}) or a .tarch file")
     path = Path(name_or_path)
     if not path.suffix and not path.exists():
         path = ARCHITECTURES_DIR / f"{name_or_path}.tarch"

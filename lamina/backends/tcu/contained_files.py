@@ -48,10 +48,11 @@ def read_bounded(path: Path, limit: int, where: str) -> bytes:
         descriptor = os.open(path, flags)
     except OSError as error:
         raise LaminaError(f"{where}: cannot read: {error.strerror}") from None
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode):
+        os.close(descriptor)
+        raise LaminaError(f"{where}: not a regular file")
     with os.fdopen(descriptor, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise LaminaError(f"{where}: not a regular file")
         if info.st_size > limit:
             raise LaminaError(f"{where}: {info.st_size} bytes, more than the {limit} allowed here")
         try:
