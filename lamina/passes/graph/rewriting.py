@@ -17,7 +17,7 @@ from mlir import ir
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
 from lamina.dialects.irdl import SCALAR
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.runtime.graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
 CONSTANT_OPS = frozenset({"constant", "splat"})
 
