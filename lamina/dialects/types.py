@@ -12,7 +12,7 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
-from .diagnostics import LaminaError
+from lamina.errors import LaminaError
 
 # Element types Lamina's graph level carries, keyed by NumPy dtype.
 _ELEMENT_TYPES = {

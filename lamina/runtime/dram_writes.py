@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.backends.tcu.program import DataMoveKind, Opcode
+from lamina.target.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
 from .tcu_machine import DRAM0, DRAM1

@@ -16,8 +16,8 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.architecture import ARCHITECTURES_DIR
-from lamina.backends.tcu.compiler import compile_model
+from lamina.target.tcu.architecture import ARCHITECTURES_DIR
+from lamina.driver.compiler import compile_model
 from lamina.dialects.context import make_context, print_module
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline

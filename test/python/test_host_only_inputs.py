@@ -14,8 +14,8 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.model_files import read_manifest
+from lamina.driver.compiler import compile_model
+from lamina.target.tcu.model_files import read_manifest
 from lamina.runtime.tcu_simulator import simulate
 
 RNG = np.random.default_rng(7)

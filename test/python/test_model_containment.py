@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from lamina.backends.tcu.model_files import read_model
+from lamina.target.tcu.model_files import read_model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.tools import lamina_disasm
 

@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-from lamina.dialects.diagnostics import LaminaError
+from lamina.errors import LaminaError
 
 
 def contained_path(directory: Path, file_name: str, source: str, field: str) -> Path:

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lamina.dialects.diagnostics import LaminaError
+from lamina.errors import LaminaError
 
 from .architecture import Architecture
 from .contained_files import read_contained
