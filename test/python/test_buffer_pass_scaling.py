@@ -21,7 +21,7 @@ from onnx import TensorProto, helper
 from lamina.dialects import buffer_analysis
 from lamina.dialects.context import make_context
 from lamina.frontend.onnx_importer import import_model
-from lamina.passes.buffer import eliminate_copies, rewriting
+from lamina.passes.buffer import eliminate_copies, inplace, rewriting
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
 from lamina.runtime import buffer_interpreter, graph_interpreter
@@ -63,10 +63,15 @@ def _same_results(graph, buffers, model: onnx.ModelProto) -> None:
         np.testing.assert_allclose(actual[name], value, rtol=1e-6)
 
 
+def _count_calls(monkeypatch, module, name: str) -> list:
+    """A list that grows by one per call of `module.name` (still called)."""
+    calls, real = [], getattr(module, name)
+    monkeypatch.setattr(module, name, lambda *args: calls.append(1) or real(*args))
+    return calls
+
+
 def test_copy_elimination_analyzes_a_concat_log_times(monkeypatch):
-    analyses = []
-    real = eliminate_copies.analyze
-    monkeypatch.setattr(eliminate_copies, "analyze", lambda module: analyses.append(1) or real(module))
+    analyses = _count_calls(monkeypatch, eliminate_copies, "analyze")
     model = _concat(32)
     graph, buffers = _to_buffers(model)
     assert len(analyses) <= 10, f"{len(analyses)} analyses for 32 concat inputs (was one per copy)"
@@ -75,12 +80,12 @@ def test_copy_elimination_analyzes_a_concat_log_times(monkeypatch):
 
 
 def test_inplace_finds_deallocs_once_per_pass(monkeypatch):
-    scans = []
-    real = rewriting.dealloc_of
-    monkeypatch.setattr(rewriting, "dealloc_of", lambda value: scans.append(1) or real(value))
+    lookups = _count_calls(monkeypatch, inplace, "deallocs_by_buffer")
+    scans = _count_calls(monkeypatch, rewriting, "dealloc_of")
     model = _relu_chain(200)
     graph, buffers = _to_buffers(model)
-    assert len(scans) < 50, f"{len(scans)} dealloc scans for a chain of 200 Relu"
+    assert len(lookups) == 1, "one dealloc table per buffer-inplace run"
+    assert len(scans) < 50, f"{len(scans)} dealloc scans for a chain of 200 Relu (one per rewrite before)"
     _same_results(graph, buffers, model)
 
 
