@@ -47,6 +47,8 @@ def validate_model(model: onnx.ModelProto, source: str) -> None:
     if default > newest:
         raise LaminaError(f"{source}: opset {default} is newer than the newest ONNX release Lamina knows ({newest})")
     for value in (*graph.input, *graph.output, *graph.value_info):
+        if not isinstance(value.name, str):
+            raise LaminaError(f"{source}: a graph input, output or value_info name is not UTF-8 text")
         if value.type.HasField("tensor_type") and value.type.tensor_type.elem_type not in _TENSOR_TYPES:
             raise LaminaError(f"{source}: value '{value.name}': element type {value.type.tensor_type.elem_type} "
                               f"is not an ONNX tensor type")
@@ -83,6 +85,9 @@ def _node_label(node: onnx.NodeProto, index: int) -> str:
 
 
 def _check_node(node: onnx.NodeProto, index: int, opsets: dict[str, int], source: str) -> None:
+    texts = (node.op_type, node.domain, node.name, *node.input, *node.output, *(a.name for a in node.attribute))
+    if not all(isinstance(text, str) for text in texts):  # protobuf hands invalid UTF-8 over as bytes
+        raise LaminaError(f"{source}: node {index}: a name, op type or domain is not UTF-8 text")
     where = f"{source}: {_node_label(node, index)}"
     names = [attribute.name for attribute in node.attribute]
     repeated = sorted({name for name in names if names.count(name) > 1})
@@ -116,7 +121,9 @@ def _did_you_mean(name: str, known: list[str]) -> str:
 
 def _check_initializers(graph: onnx.GraphProto, source: str) -> None:
     seen = set()
-    for tensor in graph.initializer:
+    for index, tensor in enumerate(graph.initializer):
+        if not isinstance(tensor.name, str):
+            raise LaminaError(f"{source}: initializer {index}: its name is not UTF-8 text")
         where = f"{source}: initializer '{tensor.name}'"
         if tensor.name in seen:
             raise LaminaError(f"{where} is defined twice")

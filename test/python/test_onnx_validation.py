@@ -132,3 +132,10 @@ def test_converter_surprise_names_the_node():
     model = make_model([node("Clip", ["x", "lo"], ["y"], name="clip")], {"x": randn(3)}, ["y"],
                        {"lo": np.zeros(2, np.float32)})
     assert "node 'clip' (Clip)" in _error(model)
+
+
+def test_names_that_are_not_utf8_are_an_error():
+    data = _softmax(axis=0).SerializeToString().replace(b"Softmax", b"Soft\xffax")
+    model = onnx.ModelProto()
+    model.ParseFromString(data)
+    assert "node 0: a name, op type or domain is not UTF-8 text" in _error(model)
