@@ -49,7 +49,10 @@ def import_model(model: onnx.ModelProto | str, context: ir.Context, input_shapes
         count = len(problems)
         listing = "\n".join(str(problem) for problem in problems)
         raise LaminaError(f"{source}: cannot import the model ({count} problem{'s' if count > 1 else ''}):\n{listing}")
-    check_with_onnx_checker(analysis.model, source)
+    known = {name: (analysis.specs[name].shape, analysis.element_types[name])
+             for name in (output.name for output in analysis.graph.output)
+             if name in analysis.specs and name in analysis.element_types}
+    check_with_onnx_checker(analysis.model, source, known)
     module = ModuleBuilder(analysis, context).build()
     check_module(module)
     return module

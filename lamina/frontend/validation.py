@@ -57,14 +57,39 @@ def validate_model(model: onnx.ModelProto, source: str) -> None:
         _check_node(node, index, opsets, source)
 
 
-def check_with_onnx_checker(model: onnx.ModelProto, source: str) -> None:
-    """`onnx.checker.check_model(full_check=True)`; its rejection is a LaminaError with its reason."""
+def check_with_onnx_checker(model: onnx.ModelProto, source: str,
+                            known: dict[str, tuple[tuple[int, ...], int]] | None = None) -> None:
+    """`onnx.checker.check_model(full_check=True)`; its rejection is a LaminaError with its reason.
+
+    The checker sees the model without the value_info shape inference added
+    (the checker infers again), and with graph outputs typed from `known`
+    (name -> (shape, ONNX element type), what Lamina's analysis proved) where
+    the model leaves their type or shape out, as onnxruntime allows.
+    """
+    model = _with_output_types(model, known or {})
     try:
         onnx.checker.check_model(model, full_check=True)
     except (onnx.checker.ValidationError, onnx.shape_inference.InferenceError) as error:
         raise LaminaError(f"{source}: the ONNX checker rejects the model: {_first_line(error)}") from None
     except (ValueError, RuntimeError) as error:  # e.g. a model over 2 GB without its path
         raise LaminaError(f"{source}: the ONNX checker cannot check the model: {_first_line(error)}") from None
+
+
+def _with_output_types(model: onnx.ModelProto, known: dict[str, tuple[tuple[int, ...], int]]) -> onnx.ModelProto:
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    del copy.graph.value_info[:]
+    for output in copy.graph.output:
+        tensor_type = output.type.tensor_type
+        if output.name not in known or (tensor_type.elem_type and tensor_type.HasField("shape")):
+            continue
+        shape, element_type = known[output.name]
+        tensor_type.elem_type = tensor_type.elem_type or element_type
+        if not tensor_type.HasField("shape"):
+            tensor_type.shape.SetInParent()
+            for dim in shape:
+                tensor_type.shape.dim.add(dim_value=dim)
+    return copy
 
 
 def check_input_shapes(input_shapes: dict[str, tuple[int, ...]] | None, source: str) -> None:
