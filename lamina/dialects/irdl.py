@@ -72,11 +72,19 @@ def _encode_elements(value) -> ir.Attribute:
     return ir.DenseElementsAttr.get(contiguous, signless=array.dtype.kind != "u", shape=list(array.shape))
 
 
+def _int64_value(attribute: ir.Attribute) -> int:
+    """An integer attribute's value; wider than 64 bits is a ShapeError (the bindings would abort)."""
+    integer = ir.IntegerAttr(attribute)
+    if isinstance(integer.type, ir.IntegerType) and ir.IntegerType(integer.type).width > 64:
+        raise ShapeError(f"integer attribute {str(attribute)[:60]} must have at most 64 bits")
+    return int(integer.value)
+
+
 I64 = AttrKind(
     "i64",
     "#builtin.integer",
     lambda v: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v)),
-    lambda a: int(ir.IntegerAttr(a).value),
+    _int64_value,
 )
 BOOL = AttrKind(
     "bool",

@@ -26,6 +26,7 @@ import numpy as np
 from lamina.target.tcu.program import DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
+from .errors import ScheduleError
 from .layers import Elementwise, Save, Vars
 from .units import Layout, Unit
 
@@ -91,6 +92,9 @@ class AccumulatorOps:
         self.regions = regions
 
     def base(self, temp: str) -> int:
+        if temp not in self.regions:  # a HIR op reading a temp no earlier op of its layer produced
+            raise ScheduleError("convert-hir-to-lir", f"temp '{temp}' is read before any op of its layer "
+                                f"writes it")
         return self.layout.region_base(self.regions[temp])
 
     def run(self, ops: list, unit: Unit) -> None:
