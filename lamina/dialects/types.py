@@ -116,18 +116,20 @@ def _identity_layout(memref: ir.MemRefType) -> bool:
     return isinstance(layout, ir.AffineMapAttr) and layout.value == ir.AffineMap.get_identity(memref.rank, memref.context)
 
 
-_SPECS: dict[ir.Type, TensorSpec] = {}  # types are uniqued: a verifier asks for the same few thousands of times
+# By the type's text, not the type: holding types would keep their contexts (and their constants) alive.
+_SPECS: dict[str, TensorSpec] = {}  # a verifier asks for the same few types thousands of times
 _SPECS_LIMIT = 1 << 16
 
 
 def spec_of(type_: ir.Type) -> TensorSpec:
     """The `TensorSpec` of a statically shaped ranked tensor or memref type."""
-    spec = _SPECS.get(type_)
+    key = str(type_)
+    spec = _SPECS.get(key)
     if spec is None:
         spec = _uncached_spec_of(type_)
         if len(_SPECS) >= _SPECS_LIMIT:
             _SPECS.clear()
-        _SPECS[type_] = spec
+        _SPECS[key] = spec
     return spec
 
 
