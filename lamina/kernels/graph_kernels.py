@@ -18,6 +18,8 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.types import TensorSpec
 
 from . import window_kernels
@@ -43,19 +45,8 @@ class Node:
 
 
 Kernel = Callable[..., "np.ndarray | None"]
-KERNELS: dict[str, Kernel] = {}
-
-
-def kernel(*names: str):
-    """Register the decorated function as the kernel of the named ops."""
-
-    def register(function: Kernel) -> Kernel:
-        for name in names:
-            assert name not in KERNELS, f"two kernels for graph.{name}"
-            KERNELS[name] = function
-        return function
-
-    return register
+KERNELS: OpRegistry[Kernel] = OpRegistry("kernel", GRAPH)
+kernel = KERNELS.register  # @kernel("relu", ...): the decorated function is those ops' kernel
 
 
 def _from_function(function):

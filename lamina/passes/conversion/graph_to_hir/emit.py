@@ -23,7 +23,8 @@ from ..naming import UniqueNames, location_name
 from .graph_values import constant_value, flattened_image, graph_name, is_data, per_channel, producer, users
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
-from .partition import ACTIVATIONS, POOLS, host_module
+from .partition import host_module
+from .rules import ACTIVATION, ELEMENTWISE, MATMUL, POOL, RULES, rule
 from .weights import dense_filter, fully_connected_filter, selection_filter, tile_weights
 
 UNPLACED = -1
@@ -177,26 +178,26 @@ class HirEmitter:
         return temps[op.result]
 
     def emit_op(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
-        if kind in ("convolution", "fully_connected", "matmul"):
-            self.emit_matmul(op, temps)
-        elif kind in POOLS:
-            source = self.loaded(op.operands[0], temps, loc)
-            temps[op.result] = self.temp(op.result, loc)
-            self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
-                    strides=attrs["strides"], pads=attrs["pads"],
-                    count_include_pad=attrs.get("count_include_pad", False))
-        elif kind in ACTIVATIONS:
-            source = self.loaded(op.operands[0], temps, loc)
-            output = self.result_temp(op, [op.operands[0]], temps, escaping)
-            extra = {"min": attrs["min"], "max": attrs["max"]} if kind == "clip" else \
-                {"alpha": attrs["alpha"]} if kind == "leaky_relu" else {}
-            self.op(kind, output, source, loc=loc, **extra)
-        else:
-            self.emit_elementwise(op, kind, temps, escaping)
+        RULES[graph_name(op)].emit(self, op, temps, escaping)
 
-    def emit_elementwise(self, op: ir.Operation, kind: str, temps, escaping) -> None:
-        loc = op.location
+    @rule("max_pool", "avg_pool", form=POOL)
+    def emit_pool(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        temps[op.result] = self.temp(op.result, loc)
+        self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
+                strides=attrs["strides"], pads=attrs["pads"], count_include_pad=attrs.get("count_include_pad", False))
+
+    @rule("relu", "clip", "leaky_relu", form=ACTIVATION)
+    def emit_activation(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        output = self.result_temp(op, [op.operands[0]], temps, escaping)
+        self.op(kind, output, source, loc=loc, **attrs)
+
+    @rule("add", "sub", "mul", "max", "min", form=ELEMENTWISE)
+    def emit_elementwise(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc = graph_name(op), op.location
         lhs, rhs = op.operands
         if is_data(lhs) or is_data(rhs):
             swap = is_data(lhs)
@@ -214,7 +215,8 @@ class HirEmitter:
             output = self.result_temp(op, [lhs, rhs], temps, escaping)
             self.op("binary", output, left, right, loc=loc, op=kind)
 
-    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value]) -> None:
+    @rule("convolution", "fully_connected", "matmul", form=MATMUL)
+    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
         kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
         source = op.operands[0]
         window = {"kernel": (1, 1), "strides": (1, 1), "pads": (0, 0, 0, 0), "dilations": (1, 1)}

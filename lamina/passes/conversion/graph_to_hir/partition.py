@@ -25,13 +25,8 @@ from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
 
 from .graph_values import DATA_OPS, graph_name, is_data, per_channel, users
+from .rules import ELEMENTWISE, POOL, form_of
 
-ELEMENTWISE = frozenset({"add", "sub", "mul", "max", "min"})
-ACTIVATIONS = frozenset({"relu", "clip", "leaky_relu"})
-MATMULS = frozenset({"convolution", "fully_connected", "matmul"})
-POOLS = frozenset({"max_pool", "avg_pool"})
-# Ops with an HIR form: layers (matmuls, pools, element-wise) and placements (concat, reshape).
-HIR_FORMS = MATMULS | POOLS | ELEMENTWISE | ACTIVATIONS | {"concat", "reshape"}
 # Ops that do not compute: the model's interface and its data.
 NOT_COMPUTING = frozenset({"placeholder", "save"}) | DATA_OPS
 
@@ -50,20 +45,21 @@ def _tensors(op: ir.Operation) -> list:
 def _why_no_hir_form(op: ir.Operation) -> str | None:
     view = GRAPH.view(op)
     name = view.name
-    if name not in HIR_FORMS:
+    form = form_of(name)
+    if form is None:
         return f"'{op.name}' has no HIR form"
     specs = _tensors(op)
     if any(spec.rank not in (2, 4) for spec in specs):
         return "the accelerator stores rank-2 and rank-4 tensors only"
     if any(spec.dtype not in FLOAT_DTYPES for spec in specs):
         return "the accelerator computes on real numbers only"
-    if name in POOLS and (view.attr("ceil_mode") or any(d != 1 for d in view.attrs().get("dilations", (1, 1)))):
+    if form == POOL and (view.attr("ceil_mode") or any(d != 1 for d in view.attrs().get("dilations", (1, 1)))):
         return "pooling with ceil_mode or dilations has no HIR form"
     if name == "concat" and any(is_data(value) for value in op.operands):
         return "a concat places activations; a constant input has no Vars to copy from"
     if name == "leaky_relu" and view.attr("alpha") > 1:
         return "leaky_relu is max(x, alpha * x) on the accelerator, which needs alpha <= 1"
-    if name in ELEMENTWISE:
+    if form == ELEMENTWISE:
         constants = [v for v in op.operands if is_data(v)]
         if len(constants) == 2 or (constants and per_channel(constants[0]) is None):
             return "an element-wise op with a constant needs a per-channel constant"
