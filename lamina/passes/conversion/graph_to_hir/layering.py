@@ -18,7 +18,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .graph_values import graph_name, is_data
+from lamina.dialects.values import is_constant_view, op_name
+
 from .memory_manager import ConcatCopy, ConcatPlan
 from .partition import computes
 from .rules import ACTIVATION, ELEMENTWISE, PLACEMENT, POOL, form_of
@@ -36,12 +37,12 @@ class Layer:
         self.values.update(op.results)
 
     def absorbs(self, op: ir.Operation) -> bool:
-        kind, form = graph_name(op), form_of(graph_name(op))
+        kind, form = op_name(op), form_of(op_name(op))
         inside = [value in self.values for value in op.operands]
         if form == ACTIVATION:
             return inside[0]
         if form == ELEMENTWISE:
-            if any(is_data(value) for value in op.operands) or kind == "add":
+            if any(is_constant_view(value) for value in op.operands) or kind == "add":
                 return any(inside)
             return all(inside)
         return False
@@ -61,7 +62,7 @@ def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None]
     for op in ops:
         if not computes(op):
             continue
-        kind, form = graph_name(op), form_of(graph_name(op))
+        kind, form = op_name(op), form_of(op_name(op))
         if verdicts[op] is not None:
             current = None
             if not (steps and isinstance(steps[-1], HostSegment)):
