@@ -10,7 +10,7 @@ turns that into `docs/op-coverage.md`.
 
 from __future__ import annotations
 
-from typing import Callable, Generic, Iterator, Mapping, TypeVar
+from typing import Callable, Generic, Iterator, MutableMapping, TypeVar
 
 from .irdl import DialectDef
 
@@ -21,8 +21,12 @@ class RegistryError(ValueError):
     """A registration names an unknown op or one that already has an entry."""
 
 
-class OpRegistry(Mapping[str, Entry], Generic[Entry]):
-    """Name -> entry, read like a dict; `what` says what an entry is ("kernel", "CPU lowering")."""
+class OpRegistry(MutableMapping[str, Entry], Generic[Entry]):
+    """Name -> entry, used like a dict; `what` says what an entry is ("kernel", "CPU lowering").
+
+    Assignment registers (with the same checks as `add`); deletion exists so that
+    tests can take an entry away and watch a level report it missing.
+    """
 
     def __init__(self, what: str, dialect: DialectDef | None = None, *,
                  known: Callable[[str], bool] | None = None, space: str = ""):
@@ -61,6 +65,12 @@ class OpRegistry(Mapping[str, Entry], Generic[Entry]):
 
     def __getitem__(self, name: str) -> Entry:
         return self._entries[name]
+
+    def __setitem__(self, name: str, entry: Entry) -> None:
+        self.add(name, entry)
+
+    def __delitem__(self, name: str) -> None:
+        del self._entries[name]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)

@@ -22,7 +22,7 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.types import TensorSpec
 
-from . import window_kernels
+from . import convolution, pooling, windows
 from .special_functions import erf
 
 
@@ -65,7 +65,7 @@ def _spatial_axes(x: np.ndarray) -> tuple[int, ...]:
 
 def _channel_vector(vector: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A per-channel [C] vector shaped to broadcast over x's N x C x ... layout."""
-    return window_kernels.per_channel(vector, x.ndim - 2)
+    return windows.per_channel(vector, x.ndim - 2)
 
 
 # ---------------------------------------------------------------------------
@@ -98,8 +98,9 @@ def _splat(node: Node):
 # ---------------------------------------------------------------------------
 
 
-for _name in ("convolution", "conv_transpose", "max_pool", "avg_pool"):
-    kernel(_name)(_from_function(getattr(window_kernels, _name)))
+for _family, _names in ((convolution, ("convolution", "conv_transpose")), (pooling, ("max_pool", "avg_pool"))):
+    for _name in _names:
+        kernel(_name)(_from_function(getattr(_family, _name)))
 
 
 @kernel("global_avg_pool")
