@@ -238,6 +238,12 @@ def _clip(node: Node, x):
     return np.clip(x, _scalar(low, x.dtype), _scalar(high, x.dtype))
 
 
+@kernel("hard_sigmoid")
+def _hard_sigmoid(node: Node, x):
+    alpha, beta = (_scalar(node.attrs[name], x.dtype) for name in ("alpha", "beta"))
+    return np.clip(alpha * x + beta, _scalar(0, x.dtype), _scalar(1, x.dtype))
+
+
 @kernel("gelu")
 def _gelu(node: Node, x):
     half, one = _scalar(0.5, x.dtype), _scalar(1, x.dtype)
