@@ -139,6 +139,16 @@ ShapeFn = Callable[[list[TensorSpec], dict, "list[TensorSpec] | None"], list[Ten
 # operands of value-semantics ops are all "in".
 ROLES = ("in", "out", "inout")
 
+# How an op with `!quant.uniform` operands computes (Glow's quantized nodes):
+# - "accumulate": integer products summed in i32 onto an i32 bias whose scale is
+#   input scale x weight scale, then requantized to the result's scale
+#   (convolution, fully_connected);
+# - "requantize": on the real values its operands stand for, the result rounded
+#   to its own scale (add, average pooling, relu, ...);
+# - "same_scale": moves stored values; the result keeps its input's scale
+#   (reshape, transpose, max pooling, ...).
+QUANTIZED_KINDS = ("accumulate", "requantize", "same_scale")
+
 
 @dataclass(frozen=True)
 class OpDef:
@@ -157,10 +167,12 @@ class OpDef:
     variadic: str | None = None  # the name of the one variadic operand group, if any
     roles: dict[str, str] = field(default_factory=dict)
     value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
+    quantized: str | None = None  # how a quantized instance computes (QUANTIZED_KINDS); None: it has none
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}
         assert not unknown, f"{self.name}: bad roles {unknown}"
+        assert self.quantized in (None, *QUANTIZED_KINDS), f"{self.name}: bad quantized kind {self.quantized}"
 
     def role(self, operand: str) -> str:
         return self.roles.get(operand, "in")
@@ -287,6 +299,7 @@ class DialectDef:
         results = definition.shape_fn(operand_specs, dict(attrs), declared) if definition.shape_fn else declared or []
         if declared is not None and list(results) != declared:
             raise ShapeError(f"{self.name}.{name}: declared results {declared} but the op produces {results}")
+        results = declared if declared is not None else results  # declared quantized scales win
         encoded = {}
         for attr_name, kind in definition.attrs.items():
             value = attrs[attr_name]

@@ -64,10 +64,14 @@ class GraphOptimize(Pipeline):
 
     backend: BackendName = option("reference", "the backend to optimize for")
 
+    def before_precision(self) -> list[str]:
+        """The stages before Glow's precision stage: what a profile must be taken after."""
+        return ["graph-fold", "graph-simplify", f"graph-lower{{backend={self.backend}}}"]
+
     def stages(self) -> list[str]:
         """The pipeline's elements in order; the last one is the support check."""
         target = f"{{backend={self.backend}}}"
-        return ["graph-fold", "graph-simplify", f"graph-lower{target}", "graph-simplify",
+        return [*self.before_precision(), "graph-simplify",
                 f"graph-backend-transform{target}", "graph-simplify", f"graph-check-support{target}"]
 
     def expand(self) -> str:

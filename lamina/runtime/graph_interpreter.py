@@ -25,7 +25,8 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from .graph_kernels import KERNELS, KernelError, Node
+from .graph_kernels import KernelError, Node
+from .quantized_kernels import evaluate
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -44,9 +45,9 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     with np.errstate(all="ignore"):  # IEEE semantics: x / 0 is inf, log(-1) is nan, as in onnxruntime
         for index, (op, definition) in enumerate(program):
             view = OpView(op, definition)
-            node = Node(view.attrs(), view.result_specs(), feeds, outputs)
+            node = Node(view.attrs(), view.result_specs(), feeds, outputs, view.operand_specs())
             try:
-                result = KERNELS[definition.name](node, *(values[v] for v in op.operands))
+                result = evaluate(definition.name, node, *(values[v] for v in op.operands))
             except KernelError as error:
                 raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
             if node.results:

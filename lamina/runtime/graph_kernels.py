@@ -36,6 +36,7 @@ class Node:
     results: list[TensorSpec]
     inputs: Mapping[str, np.ndarray] = field(default_factory=dict)  # model inputs, read by placeholder
     outputs: dict[str, np.ndarray] = field(default_factory=dict)  # model outputs, written by save
+    operands: list[TensorSpec] = field(default_factory=list)  # operand types (their !quant.uniform scales)
 
     @property
     def result(self) -> TensorSpec:
