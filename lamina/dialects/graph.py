@@ -414,11 +414,12 @@ def _save(ins, attrs, declared):
 WINDOW = {"strides": I64S, "pads": I64S, "dilations": I64S}
 
 # Sources and sinks.
-GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder)
+GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder,
+         quantized="carrier")
 GRAPH.op("save", "Writes a value to the named model output.", operands=("input",), results=(), attrs={"name": STR},
-         shape_fn=_save)
+         shape_fn=_save, quantized="carrier")
 GRAPH.op("constant", "An immutable tensor; the optimizer may read and rewrite it.", attrs={"value": ELEMENTS},
-         shape_fn=_constant)
+         shape_fn=_constant, quantized="carrier")
 GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value": SCALAR}, shape_fn=_splat)
 
 # Layers.
@@ -506,9 +507,9 @@ GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, m
 
 # Precision conversions (Glow's QuantizeNode, DequantizeNode); scales live in the `!quant.uniform` types.
 GRAPH.op("quantize", "Rounds reals to the result's !quant.uniform type (round half to even, clamped).",
-         operands=("input",), shape_fn=_quantize)
+         operands=("input",), shape_fn=_quantize, quantized="carrier")
 GRAPH.op("dequantize", "The reals a !quant.uniform tensor stands for: (stored - zero_point) * scale.",
-         operands=("input",), shape_fn=_dequantize)
+         operands=("input",), shape_fn=_dequantize, quantized="carrier")
 
 # Glow's Profile mode: a probe recording a value's range (`graph-profile-instrument`, `lamina-profile`).
 GRAPH.op("profile", "Records the values of `input` as node output `name`; the interpreter reports them.",

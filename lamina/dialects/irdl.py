@@ -146,8 +146,10 @@ ROLES = ("in", "out", "inout")
 # - "requantize": on the real values its operands stand for, the result rounded
 #   to its own scale (add, average pooling, relu, ...);
 # - "same_scale": moves stored values; the result keeps its input's scale
-#   (reshape, transpose, max pooling, ...).
-QUANTIZED_KINDS = ("accumulate", "requantize", "same_scale")
+#   (reshape, transpose, max pooling, ...);
+# - "carrier": holds, reads, writes or converts stored values without computing
+#   (constant, placeholder, save, quantize, dequantize).
+QUANTIZED_KINDS = ("accumulate", "requantize", "same_scale", "carrier")
 
 
 @dataclass(frozen=True)

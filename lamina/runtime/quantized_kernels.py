@@ -24,16 +24,12 @@ from lamina.dialects.types import QuantParams, TensorSpec
 
 from .graph_kernels import KERNELS, KernelError, Node, kernel
 
-# Ops that carry quantized values without computing on them.
-CARRIERS = frozenset({"placeholder", "save", "constant", "splat", "quantize", "dequantize"})
-
-
 def evaluate(name: str, node: Node, *operands: np.ndarray):
     """The result of graph op `name` on `operands`, quantized or not."""
     quantized = any(s.quant is not None for s in (*node.operands, *node.results))
-    if not quantized or name in CARRIERS:
-        return KERNELS[name](node, *operands)
     kind = GRAPH.ops[name].quantized
+    if not quantized or kind == "carrier":
+        return KERNELS[name](node, *operands)
     if kind is None:
         raise KernelError(f"graph.{name} has no quantized form")
     if kind == "accumulate":
