@@ -72,7 +72,7 @@ class QuantParams:
         return array.reshape([-1 if d == self.axis else 1 for d in range(rank)])
 
     def element_type(self, storage: np.dtype) -> ir.Type:
-        storage_type = element_type(storage)
+        storage_type = ir.IntegerType.get_signless(np.dtype(storage).itemsize * 8)
         flags = quant.QuantizedType.FLAG_SIGNED if np.dtype(storage).kind == "i" else 0
         expressed = element_type(self.expressed)
         if self.axis is None:
@@ -156,7 +156,8 @@ def element_type(dtype) -> ir.Type:
 def dtype_of(element: ir.Type) -> np.dtype:
     """The NumPy dtype of an MLIR element type (a quantized one's stored type)."""
     if isinstance(element, (quant.UniformQuantizedType, quant.UniformQuantizedPerAxisType)):
-        element = element.storage_type
+        stored = dtype_of(element.storage_type)
+        return stored if element.is_signed else np.dtype(f"u{stored.name}")
     try:
         return _DTYPE_BY_TYPE_STR[str(element)]
     except KeyError:
