@@ -48,7 +48,7 @@ def range_params(low: float, high: float, precision: str, schema: str, what: str
         return QuantParams((1.0,), (0,), None, qmin, qmax)
     if schema == "symmetric_power2":
         scale = 2.0 ** math.ceil(math.log2(scale))
-    if not (_F32.tiny <= scale <= _F32.max):
+    if not (float(_F32.tiny) <= scale <= float(_F32.max)):
         raise ProfileError(f"{what}: range [{low:g}, {high:g}] fits no {precision} format "
                            f"(its scale {scale:g} is not a normal float32)")
     zero_point = 0 if schema != "asymmetric" else int(np.clip(round(qmin - low / scale), qmin, qmax))
