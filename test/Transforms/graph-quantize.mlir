@@ -2,6 +2,8 @@
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml per-channel=true})' | FileCheck %s
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep=fully_connected,relu})' | FileCheck %s --check-prefix=KEEP
 // RUN: not lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep=nonsense})' 2>&1 | FileCheck %s --check-prefix=BADKEEP
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize{precision=int8 profile=%t.yaml})' | FileCheck %s --check-prefix=PIPELINE
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize)' | FileCheck %s --check-prefix=FLOAT
 
 // A fully-connected layer and its ReLU become int8 (weights per output channel,
 // i32 bias); softmax has no quantized form and reads a dequantized value.
@@ -22,6 +24,11 @@
 // KEEP-NOT:      quant.uniform
 // KEEP:          "graph.fully_connected"
 // KEEP-NOT:      quant.uniform
+
+// graph-optimize runs the stage after lowering (Glow's position), then simplifies; float leaves it out.
+// PIPELINE:      "graph.fully_connected"({{.*}}) -> tensor<2x3x!quant.uniform<i8:f32
+// PIPELINE:      "graph.softmax"
+// FLOAT-NOT:     quant.uniform
 
 // BADKEEP: option 'keep' names 'nonsense', which is not a graph op kind
 func.func @main() {
