@@ -32,6 +32,9 @@ BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", val
 # Graph ops that are not computations: they become buffers (placeholder,
 # constant), a copy into an output weight (save), or views (reshape).
 NOT_INSTRUCTIONS = frozenset({"placeholder", "save", "constant", "reshape"})
+# Memrefs cannot hold `!quant.uniform` elements, so the precision ops have no
+# buffer instruction: `graph-lower-quantized` rewrites them to integer and float ops first.
+PRECISION_OPS = frozenset({"quantize", "dequantize", "profile"})
 
 UNPLANNED = -1  # the `offset` of a buffer memory planning has not placed yet
 
@@ -99,7 +102,7 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if graph_op.name in NOT_INSTRUCTIONS:
+        if graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS:
             continue
         BUFFER.op(
             graph_op.name,

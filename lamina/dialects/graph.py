@@ -126,8 +126,8 @@ def _check_bias_type(data: TensorSpec, weights: TensorSpec, bias: TensorSpec) ->
     if data.quant is None and weights.quant is None:
         _require(data.dtype == weights.dtype == bias.dtype, "input, filter and bias must share an element type")
         return
-    _require(data.quant is not None and weights.quant is not None and data.dtype == weights.dtype,
-             f"a quantized layer needs quantized input and weights of one stored type, got {data} and {weights}")
+    _require(data.quant is not None and weights.quant is not None,
+             f"a quantized layer needs quantized input and weights, got {data} and {weights}")
     _require(bias.dtype == np.int32 and bias.quant is not None, f"a quantized layer needs an i32 quantized bias, got {bias}")
 
 

@@ -299,7 +299,7 @@ class DialectDef:
         operand_specs = [spec_of(v.type) for v in operands]
         declared = list(result_types) if result_types is not None else None
         results = definition.shape_fn(operand_specs, dict(attrs), declared) if definition.shape_fn else declared or []
-        if declared is not None and list(results) != declared:
+        if declared is not None and not same_types(results, declared):
             raise ShapeError(f"{self.name}.{name}: declared results {declared} but the op produces {results}")
         results = declared if declared is not None else results  # declared quantized scales win
         encoded = {}
@@ -345,10 +345,19 @@ class DialectDef:
             expected = view.definition.shape_fn(operand_specs, attrs, declared)
         except ShapeError as error:
             return str(error)
-        if list(expected) != declared:
+        if not same_types(expected, declared):
             shown = ", ".join(str(s) for s in expected)
             return f"result type mismatch: expected {shown}, got {', '.join(str(s) for s in declared)}"
         return None
+
+
+def same_types(expected: Sequence[TensorSpec], declared: Sequence[TensorSpec]) -> bool:
+    """Whether declared result types are what a shape rule expects. A quantized
+    result may have any stored integer type and scale (a u8 convolution of i8 data
+    is fine): the rule fixes only its shape."""
+    return len(expected) == len(declared) and all(
+        e == d or (e.quant is not None and d.quant is not None and e.shape == d.shape)
+        for e, d in zip(expected, declared))
 
 
 class OpView:
