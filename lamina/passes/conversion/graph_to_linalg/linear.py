@@ -28,23 +28,26 @@ from .storage import result_type
 @converts("convolution")
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
-    out = result_type(view)
-    rank = out.rank - 2
+    return [convolve(view, data, filter_, broadcast_along(bias, result_type(view), 1), 0)]
+
+
+def convolve(view: OpView, data: ir.Value, filter_: ir.Value, init: ir.Value, padding) -> ir.Value:
+    """graph.convolution's contraction of `data` (padded with `padding`) and `filter_`, accumulated onto `init`."""
+    rank = tensor_type(init.type).rank - 2
     pads = view.attr("pads")
-    padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], 0)
-    init = broadcast_along(bias, out, 1)
+    padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], padding)
     strides, dilations = list(view.attr("strides")), list(view.attr("dilations"))
     group = view.attr("group")
     if rank == 2 and group == 1:
-        return [linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)]
+        return linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)
     if rank == 2:
         filters, per_group, kh, kw = tensor_type(filter_.type).shape
         if per_group == 1 and filters == group:
             depthwise = collapse(filter_, [filters, kh, kw], [[0, 1], [2], [3]])
-            return [linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
-                                                      dilations=dilations)]
-        return [_grouped_convolution(padded, filter_, init, strides, dilations, group)]
-    return [_generic_convolution(padded, filter_, init, strides, dilations, group)]
+            return linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
+                                                     dilations=dilations)
+        return _grouped_convolution(padded, filter_, init, strides, dilations, group)
+    return _generic_convolution(padded, filter_, init, strides, dilations, group)
 
 
 def _grouped_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
