@@ -60,7 +60,9 @@ class GraphOptimize(Pipeline):
     precision stage comes right after lowering: `precision=profile` adds
     profiling probes (`graph-profile-instrument`), `precision=int8|int16`
     quantizes from `profile` (`graph-quantize`, which takes the schema,
-    calibration, per-channel and keep options); `float` changes nothing.
+    calibration, per-channel and keep options), then `fp16` computes what
+    is left in f32 in f16 (`graph-convert-to-fp16`); `float` without `fp16`
+    changes nothing.
     """
 
     name = "graph-optimize"
@@ -72,18 +74,22 @@ class GraphOptimize(Pipeline):
     schema: Schema = option("asymmetric", "with precision=int8|int16: how ranges map to integers")
     calibration: Calibration = option("minmax", "with precision=int8|int16: minmax or kl")
     per_channel: bool = option(False, "with precision=int8|int16: one weight scale per output channel")
-    keep: tuple[str, ...] = option((), "with precision=int8|int16: graph op kinds to keep in float")
+    fp16: bool = option(False, "then compute the ops left in f32 in f16 (graph-convert-to-fp16)")
+    keep: tuple[str, ...] = option((), "graph op kinds quantization and fp16 leave in f32")
 
     def precision_stage(self) -> list[str]:
-        """Glow's transformForPrecisionMode: nothing, profiling probes, or quantization."""
+        """Glow's transformForPrecisionMode: profiling probes, or quantization then FP16 (mixed precision)."""
         if self.precision == "profile":
             return ["graph-profile-instrument"]
+        keep = f" keep={','.join(self.keep)}" if self.keep else ""
+        stage = []
         if self.precision in ("int8", "int16"):
-            keep = f" keep={','.join(self.keep)}" if self.keep else ""
-            return [f"graph-quantize{{profile={self.profile} precision={self.precision} schema={self.schema} "
-                    f"calibration={self.calibration} per-channel={str(self.per_channel).lower()} "
-                    f"backend={self.backend}{keep}}}"]
-        return []
+            stage.append(f"graph-quantize{{profile={self.profile} precision={self.precision} schema={self.schema} "
+                         f"calibration={self.calibration} per-channel={str(self.per_channel).lower()} "
+                         f"backend={self.backend}{keep}}}")
+        if self.fp16:
+            stage.append(f"graph-convert-to-fp16{{{keep.strip()}}}")
+        return stage
 
     def before_precision(self) -> list[str]:
         """The stages before Glow's precision stage: what a profile must be taken after."""
