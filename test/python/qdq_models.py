@@ -6,6 +6,7 @@ from pathlib import Path
 
 import numpy as np
 import onnx
+import onnx.version_converter
 from onnx import TensorProto, helper, numpy_helper
 
 
@@ -44,7 +45,8 @@ def calibration_inputs(count: int, seed: int = 1) -> list[dict[str, np.ndarray]]
     return [{"x": rng.random((1, 3, 16, 16), dtype=np.float32)} for _ in range(count)]
 
 
-def qdq_model(model: onnx.ModelProto, directory: Path, per_channel: bool, samples: list[dict[str, np.ndarray]]) -> Path:
+def quantize_model(model: onnx.ModelProto, directory: Path, per_channel: bool,
+                   samples: list[dict[str, np.ndarray]]) -> Path:
     """`model` quantized by onnxruntime's quantize_static, QDQ format, int8 activations and weights."""
     from onnxruntime.quantization import CalibrationDataReader, QuantFormat, QuantType, quantize_static
 
@@ -56,6 +58,9 @@ def qdq_model(model: onnx.ModelProto, directory: Path, per_channel: bool, sample
             return next(self.remaining, None)
 
     float_path, quantized_path = directory / "float.onnx", directory / f"qdq_{per_channel}.onnx"
+    opset = next(o.version for o in model.opset_import if o.domain in ("", "ai.onnx"))
+    if opset < 13:  # per-axis DequantizeLinear needs opset 13
+        model = onnx.version_converter.convert_version(model, 13)
     onnx.save(model, float_path)
     quantize_static(str(float_path), str(quantized_path), Reader(), quant_format=QuantFormat.QDQ,
                     per_channel=per_channel, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)

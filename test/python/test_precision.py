@@ -16,7 +16,7 @@ from lamina.quantization.profile import write_profile
 from lamina.quantization.profiler import profile_graph
 from lamina.runtime import graph_interpreter
 
-from qdq_models import calibration_inputs, float_cnn, qdq_model
+from quantize_models import calibration_inputs, float_cnn, quantize_model
 
 
 def _session(model) -> ort.InferenceSession:
@@ -32,8 +32,8 @@ def _output_step(model: onnx.ModelProto) -> float:
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
-def test_qdq_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
-    path = qdq_model(float_cnn(), tmp_path, per_channel, calibration_inputs(8))
+def test_quantize_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
+    path = quantize_model(float_cnn(), tmp_path, per_channel, calibration_inputs(8))
     module = import_model(str(path), make_context())
     session = _session(path)
     step = _output_step(onnx.load(path))
