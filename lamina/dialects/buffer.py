@@ -33,7 +33,7 @@ BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", val
 # constant), a copy into an output weight (save), or views (reshape).
 NOT_INSTRUCTIONS = frozenset({"placeholder", "save", "constant", "reshape"})
 # Memrefs cannot hold `!quant.uniform` elements, so the precision ops have no
-# buffer instruction: `graph-lower-quantized` rewrites them to integer and float ops first.
+# buffer instruction and quantized graphs stop at IRGen with an error saying so.
 PRECISION_OPS = frozenset({"quantize", "dequantize", "profile"})
 
 UNPLANNED = -1  # the `offset` of a buffer memory planning has not placed yet

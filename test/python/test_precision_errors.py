@@ -109,3 +109,22 @@ def test_profile_that_is_not_yaml(model, tmp_path, capsys):
 def test_quantize_without_a_profile(model, capsys):
     code = lamina_opt.main([str(model), "--pass-pipeline=builtin.module(graph-quantize)"])
     assert "option 'profile' must name a profile file" in _error(capsys, code)
+
+
+QUANTIZED = """
+func.func @main() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<4xf32>
+  %1 = "graph.quantize"(%0) : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
+  %2 = "graph.relu"(%1) : (tensor<4x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
+  %3 = "graph.dequantize"(%2) : (tensor<4x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<4xf32>
+  "graph.save"(%3) {name = "y"} : (tensor<4xf32>) -> ()
+  return
+}
+"""
+
+
+def test_quantized_graph_at_the_buffer_level(tmp_path, capsys):
+    path = tmp_path / "q.mlir"
+    path.write_text(QUANTIZED)
+    code = lamina_opt.main([str(path), "--pass-pipeline=builtin.module(convert-graph-to-buffer)"])
+    assert "the buffer level cannot hold !quant.uniform values yet" in _error(capsys, code)
