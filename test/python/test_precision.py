@@ -18,7 +18,7 @@ from lamina.quantization.profile import write_profile
 from lamina.quantization.profiler import profile_graph
 from lamina.runtime import cpu_executor, graph_interpreter
 
-from qdq_models import calibration_inputs, float_cnn, quantize_model
+from qdq_models import calibration_inputs, float_cnn, float_conv_matmul, quantize_model
 
 
 def _session(model) -> ort.InferenceSession:
@@ -34,7 +34,7 @@ def _output_step(model: onnx.ModelProto) -> float:
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
-def test_quantize_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
+def test_qdq_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
     path = quantize_model(float_cnn(), tmp_path, per_channel, calibration_inputs(8))
     module = import_model(str(path), make_context())
     session = _session(path)
@@ -43,6 +43,22 @@ def test_quantize_model_matches_onnxruntime_within_one_step(tmp_path, per_channe
         ours = graph_interpreter.run(module, sample)["y"]
         theirs = session.run(None, sample)[0]
         assert np.abs(ours - theirs).max() <= step * 1.001
+
+
+@pytest.mark.parametrize("per_channel", [False, True])
+def test_qlinear_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
+    """QOperator format: QuantizeLinear, QLinearConv (into quantized graph.convolution), MaxPool on stored
+    values, QLinearMatMul (into a quantized graph.fully_connected), DequantizeLinear."""
+    path = quantize_model(float_conv_matmul(), tmp_path, per_channel, calibration_inputs(8), operators=True)
+    assert {"QLinearConv", "QLinearMatMul"} <= {node.op_type for node in onnx.load(path).graph.node}
+    module = import_model(str(path), make_context())
+    assert '"graph.convolution"' in str(module) and "quant.uniform" in str(module)
+    session = _session(path)
+    step = _output_step(onnx.load(path))
+    for sample in calibration_inputs(4, seed=7):
+        theirs = session.run(None, sample)[0]
+        for run in (graph_interpreter.run, cpu_executor.run):
+            assert np.abs(run(module, sample)["y"] - theirs).max() <= step * 1.001
 
 
 def _quantized_conv_model(x_scale, x_zero, w_scales, y_scale, y_zero, weights, bias):
