@@ -104,6 +104,8 @@ class AcceleratorBackend(Backend):
     summary = "Tensil-style systolic array: conv/matmul layers, SIMD add/mul/min/max, pooling"
 
     def why_unsupported(self, op: OpView) -> str | None:
+        if any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs())):
+            return self.why_not_quantized(op)
         capability = SUPPORTED.get(op.name)
         if capability is None and op.name in LOWERED:
             return f"lower it first: graph-lower makes it {LOWERED[op.name]}"
@@ -111,6 +113,10 @@ class AcceleratorBackend(Backend):
             return "no unit of the accelerator computes it (its SIMD unit adds, subtracts, multiplies, takes min/max)"
         failed = [requirement.otherwise for requirement in capability.requires if not requirement.holds(op)]
         return "; ".join(failed) or None
+
+    def why_not_quantized(self, op: OpView) -> str | None:
+        return ("the accelerator computes in its own fixed-point formats from float graphs "
+                "(lamina-compile), not on !quant.uniform values")
 
     def should_lower(self, op: OpView) -> bool:
         return op.name in LOWERED

@@ -25,6 +25,12 @@ def load_graph(source: str, context: ir.Context, input_shapes: dict[str, tuple[i
         except (OSError, UnicodeDecodeError) as error:
             raise LaminaError(f"{source}: cannot read: {getattr(error, 'strerror', None) or error}") from None
         return parse_module(text, context, source)
+    return load_onnx_graph(source, context, input_shapes, random_weights)
+
+
+def load_onnx_graph(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None = None,
+                    random_weights: int | None = None) -> ir.Operation:
+    """The ONNX model `source` (a file or light:NAME) imported; `random_weights` (a seed) redraws its weights."""
     proto = load_onnx(source)
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)

@@ -6,7 +6,7 @@ import argparse
 
 from lamina.dialects.context import make_context, print_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.frontend.model_source import load_graph
+from lamina.frontend.model_source import load_onnx_graph
 from lamina.frontend.onnx_importer import LIGHT_MODELS, parse_input_shape
 from lamina.tools.cli import run_tool, write_text
 
@@ -42,9 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
 
     def body() -> None:
-        if args.model.endswith(".mlir"):
-            raise LaminaError(f"{args.model}: lamina-import reads ONNX models; this is already a graph module")
-        module = load_graph(args.model, make_context(), _input_shapes(args.input_shape), args.random_weights)
+        module = load_onnx_graph(args.model, make_context(), _input_shapes(args.input_shape), args.random_weights)
         write_text(args.output, print_module(module, debug_info=True, elide=args.elide))
 
     return run_tool("lamina-import", body)

@@ -4,6 +4,7 @@
 // RUN: not lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep=nonsense})' 2>&1 | FileCheck %s --check-prefix=BADKEEP
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize{precision=int8 profile=%t.yaml})' | FileCheck %s --check-prefix=PIPELINE
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize)' | FileCheck %s --check-prefix=FLOAT
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml backend=accelerator})' | FileCheck %s --check-prefix=KEEP
 
 // A fully-connected layer and its ReLU become int8 (weights per output channel,
 // i32 bias); softmax has no quantized form and reads a dequantized value.
@@ -20,7 +21,8 @@
 // CHECK:         %[[D:.*]] = "graph.dequantize"(%[[R]]) : (tensor<2x3x!quant.uniform<i8:f32, {{.*}}>>) -> tensor<2x3xf32>
 // CHECK:         "graph.softmax"(%[[D]])
 
-// With fully_connected and relu kept in float, nothing converts: no borders are left.
+// With fully_connected and relu kept in float, or for a backend that runs nothing quantized
+// (the accelerator), nothing converts: no borders are left.
 // KEEP-NOT:      quant.uniform
 // KEEP:          "graph.fully_connected"
 // KEEP-NOT:      quant.uniform
