@@ -28,14 +28,20 @@ from .storage import result_type
 @converts("convolution")
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
-    return [convolve(view, data, filter_, broadcast_along(bias, result_type(view), 1), 0)]
+    padded = padded_input(view, data, 0)
+    return [convolve(view, padded, filter_, broadcast_along(bias, result_type(view), 1))]
 
 
-def convolve(view: OpView, data: ir.Value, filter_: ir.Value, init: ir.Value, padding) -> ir.Value:
-    """graph.convolution's contraction of `data` (padded with `padding`) and `filter_`, accumulated onto `init`."""
-    rank = tensor_type(init.type).rank - 2
+def padded_input(view: OpView, data: ir.Value, padding) -> ir.Value:
+    """graph.convolution's input with its `pads`, filled with `padding`."""
+    rank = tensor_type(data.type).rank - 2
     pads = view.attr("pads")
-    padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], padding)
+    return pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], padding)
+
+
+def convolve(view: OpView, padded: ir.Value, filter_: ir.Value, init: ir.Value) -> ir.Value:
+    """graph.convolution's contraction of an already padded input and `filter_`, accumulated onto `init`."""
+    rank = tensor_type(init.type).rank - 2
     strides, dilations = list(view.attr("strides")), list(view.attr("dilations"))
     group = view.attr("group")
     if rank == 2 and group == 1:

@@ -24,8 +24,8 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import QuantParams, TensorSpec
 from lamina.passes.graph.rewriting import constant_value
 
-from .builders import PARALLEL, affine_map, dense_constant, dims, generic, empty, identity_map, scalar
-from .linear import convolve
+from .builders import PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar
+from .linear import convolve, padded_input
 from .registry import CONVERTERS, converts
 from .storage import result_type, storage_type
 
@@ -147,20 +147,14 @@ def _accumulate(view: OpView, operands: list[ir.Value]) -> ir.Value:
     weight_sums = np.moveaxis(weights.astype(np.int64), layer_axis, 0).reshape(len(product_scales), -1).sum(axis=1)
     init_vector = dense_constant((bias_products - zero * weight_sums).astype(np.int32))
     accumulator_type = storage_type(TensorSpec(out_spec.shape, np.int32))
-    init = _along(init_vector, accumulator_type, 1)
     if view.name == "convolution":
-        accumulator = convolve(view, data, operands[1], init, zero)
+        padded = padded_input(view, data, zero)
+        accumulator = convolve(view, padded, operands[1], broadcast_along(init_vector, accumulator_type, 1))
     else:
+        init = broadcast_along(init_vector, accumulator_type, 1)
         accumulator = linalg.matmul(data, operands[1], outs=[init])
     multipliers = np.asarray(product_scales / out_spec.quant.scales[0], F32)
     return _requantize(accumulator, multipliers, out_spec)
-
-
-def _along(vector: ir.Value, result: ir.RankedTensorType, dim: int) -> ir.Value:
-    rank = result.rank
-    (value,) = generic([vector], [empty(result)], [affine_map(rank, dims(dim)), identity_map(rank)],
-                       [PARALLEL] * rank, lambda element, _: element)
-    return value
 
 
 def _flip_top_bit(value: ir.Value) -> ir.Value:
