@@ -4,7 +4,7 @@ Usage: .venv/bin/python benchmarks/precision.py [--models a,b] [--samples N] [--
 
 For each light model (seeded random weights, seed 0, with the final softmax's input as an extra output,
 the logits): the graph is optimized up to the precision stage, profiled by the reference interpreter on
-`--calibration` seeded U[0, 1) samples (`lamina/quantization/profiler.py`), then
+`--calibration` seeded U[0, 1) samples (`lamina/runtime/profiler.py`), then
 - int8: `graph-quantize{per-channel=true}` (asymmetric activations, symmetric per-channel weights,
   min/max calibration), run on the CPU path (i8 x i8 -> i32 linalg contractions);
 - fp16: `graph-convert-to-fp16`, run on the CPU path;
@@ -41,7 +41,7 @@ from lamina.frontend.random_weights import random_inputs, randomize_weights  # n
 from lamina.passes.pass_manager import run_pipeline  # noqa: E402
 from lamina.pipelines.graph_optimize import GraphOptimize  # noqa: E402
 from lamina.quantization.profile import write_profile  # noqa: E402
-from lamina.quantization.profiler import profile_graph  # noqa: E402
+from lamina.runtime.profiler import profile_graph  # noqa: E402
 from lamina.runtime import cpu_executor  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "precision.md"

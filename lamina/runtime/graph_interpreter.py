@@ -25,8 +25,8 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from .graph_kernels import KernelError, Node
-from .quantized_kernels import evaluate
+from lamina.kernels.graph_kernels import KernelError, Node
+from lamina.kernels.quantized_kernels import evaluate
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -24,7 +24,7 @@ from lamina.passes.graph.profile_instrument import PROFILED_HASH_ATTRIBUTE
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.quantization.profile import write_profile
-from lamina.quantization.profiler import DEFAULT_BINS, DEFAULT_SAMPLES, calibration_samples, profile_graph
+from lamina.runtime.profiler import DEFAULT_BINS, DEFAULT_SAMPLES, calibration_samples, profile_graph
 from lamina.runtime.tensor_files import load_tensors
 
 from .cli import run_tool

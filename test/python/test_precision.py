@@ -15,7 +15,7 @@ from lamina.dialects.types import spec_of
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline
 from lamina.quantization.profile import write_profile
-from lamina.quantization.profiler import profile_graph
+from lamina.runtime.profiler import profile_graph
 from lamina.runtime import cpu_executor, graph_interpreter
 
 from qdq_models import calibration_inputs, float_cnn, float_conv_matmul, quantize_model

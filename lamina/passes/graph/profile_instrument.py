@@ -9,7 +9,7 @@ from mlir import ir
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
 from lamina.passes.registry import Pass, register_pass
-from lamina.quantization.graph_identity import graph_hash, output_names
+from .graph_identity import graph_hash, output_names
 
 # The module attribute recording the hash of the graph before probes were added.
 PROFILED_HASH_ATTRIBUTE = "lamina.profiled_graph_hash"
@@ -23,7 +23,7 @@ class GraphProfileInstrument(Pass):
     Glow's `transformForPrecisionMode` in Profile mode: the interpreter then
     reports each probe's values, from which `lamina-profile` builds the
     min/max/histogram profile that `graph-quantize` reads. The probes are
-    named as `lamina/quantization/graph_identity.py` names node outputs, and
+    named as `graph_identity.py` names node outputs, and
     the module records the hash of the graph as it was before probing
     (`lamina.profiled_graph_hash`). Results do not change; a graph that
     already has probes is left alone.

@@ -14,7 +14,7 @@ from lamina.dialects.types import QuantParams, TensorSpec, spec_of
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 from lamina.quantization import calibration
-from lamina.quantization.graph_identity import graph_hash, output_names
+from .graph_identity import graph_hash, output_names
 from lamina.quantization.profile import Profile, check_matches, read_profile
 
 from .rewriting import constant_value, create_constant, defining_op, graph_ops, has_uses, producer, replace_op

@@ -16,12 +16,13 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.model import inputs as model_inputs
+from lamina.kernels.quantized_kernels import PROFILE_PREFIX
+from lamina.passes.graph.profile_instrument import PROFILED_HASH_ATTRIBUTE
 from lamina.passes.pass_manager import run_pipeline
-from lamina.runtime import graph_interpreter
-from lamina.runtime.graph_interpreter import describe
-from lamina.runtime.quantized_kernels import PROFILE_PREFIX
+from lamina.quantization.profile import Profile, ProfileError, TensorProfile
 
-from .profile import Profile, ProfileError, TensorProfile
+from . import graph_interpreter
+from .graph_interpreter import describe
 
 DEFAULT_BINS = 512  # fine enough for KL calibration's threshold search
 DEFAULT_SAMPLES = 16
@@ -65,8 +66,6 @@ class RangeHistogram:
 
 def profile_graph(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]], bins: int = DEFAULT_BINS) -> Profile:
     """Instrument `module` in place, run it on every sample and return the profile."""
-    from lamina.passes.graph.profile_instrument import PROFILED_HASH_ATTRIBUTE
-
     run_pipeline(module, "builtin.module(graph-profile-instrument)")
     graph_hash = ir.StringAttr(module.attributes[PROFILED_HASH_ATTRIBUTE]).value
     ranges: dict[str, RangeHistogram] = {}
