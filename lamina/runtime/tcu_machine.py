@@ -30,8 +30,8 @@ import numpy as np
 
 from lamina.backends.tcu.architecture import Architecture
 from lamina.backends.tcu.fixed_point import DataType
-from lamina.backends.tcu.program import (DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag, SimdOp,
-                                         unpack_simd)
+from lamina.backends.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, LoadWeightFlag, MatMulFlag,
+                                         Opcode, SimdFlag, SimdOp, unpack_simd)
 from lamina.dialects.diagnostics import LaminaError
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
@@ -106,14 +106,19 @@ def memory_extents(program: np.ndarray, arch: Architecture, first_index: int = 0
     depths = {DRAM0: arch.dram0_depth, DRAM1: arch.dram1_depth, LOCAL: arch.local_depth,
               ACCUMULATORS: arch.accumulator_depth}
     opcode = program["opcode"]
-    executable = (Opcode.NOOP, Opcode.MATMUL, Opcode.DATA_MOVE, Opcode.LOAD_WEIGHT, Opcode.SIMD)
+    executable = (Opcode.NOOP, Opcode.MATMUL, Opcode.DATA_MOVE, Opcode.LOAD_WEIGHT, Opcode.SIMD, Opcode.CONFIGURE)
     supported = np.isin(opcode, [int(code) for code in executable])
     bad_move = (opcode == Opcode.DATA_MOVE) & ~np.isin(program["flags"], [int(kind) for kind in _MOVES])
     simd = SimdFields.of(program, arch.simd_registers_depth)
     registers = np.maximum(np.maximum(simd.left, simd.right), simd.dest)
     bad_register = (opcode == Opcode.SIMD) & (registers > arch.simd_registers_depth)
+    configure = opcode == Opcode.CONFIGURE
+    bad_configure = configure & (~np.isin(program["op0"], [int(r) for r in ConfigRegister])
+                                 | (program["op1"] > MAX_SHIFT))
     for mask, problem in ((~supported, "is not supported by the simulator"),
                           (bad_move, "has an unknown DataMove kind"),
+                          (bad_configure, f"sets a register other than the rounding positions, or one beyond "
+                                          f"{MAX_SHIFT}"),
                           (bad_register, f"names a SIMD register past the {arch.simd_registers_depth} there are")):
         if mask.any():
             index = int(np.argmax(mask))
@@ -229,6 +234,9 @@ class Machine:
         }
         self.registers = np.zeros((arch.simd_registers_depth, n), storage)
         self.weights = np.zeros((n + 1, n), storage)
+        # The rounding positions (Configure registers), reset to the data type's binary point.
+        self.shifts = {ConfigRegister.ARRAY_SHIFT: arch.data_type.binary_point,
+                       ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
 
     @property
     def local(self) -> np.ndarray:
@@ -287,6 +295,8 @@ class Machine:
                 self.data_move(DataMoveKind(flags[i]), op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
             elif code == Opcode.LOAD_WEIGHT:
                 self.load_weight(flags[i], op0[i], 1 << stride0[i], op1[i] + 1)
+            elif code == Opcode.CONFIGURE:
+                self.shifts[ConfigRegister(op0[i])] = op1[i]
             i += 1
 
     def matmuls(self, records: np.ndarray) -> None:
@@ -313,8 +323,9 @@ class Machine:
         # Row blocks keep each float product small enough that OpenBLAS stays on one thread:
         # on a busy machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s).
         block = max(1, _SINGLE_THREAD_PRODUCT // self.arch.array_size ** 2)
-        result = np.concatenate([self.data_type.matmul(inputs[start:start + block], self.weights[1:], self.weights[0])
-                                 for start in range(0, len(inputs), block)])
+        shift = self.shifts[ConfigRegister.ARRAY_SHIFT]
+        result = np.concatenate([self.data_type.matmul(inputs[start:start + block], self.weights[1:], self.weights[0],
+                                                       shift) for start in range(0, len(inputs), block)])
         accumulate = (flags & MatMulFlag.ACCUMULATE) != 0
         result[accumulate] = self.data_type.add(self.accumulators[accumulator_rows[accumulate]], result[accumulate])
         self.accumulators[accumulator_rows] = result
@@ -356,7 +367,11 @@ class Machine:
         # a register source repeats per instruction, so saturations count once per instruction too
         lhs = inputs if left == 0 else np.broadcast_to(self.registers[left - 1], inputs.shape)
         rhs = inputs if right == 0 else np.broadcast_to(self.registers[right - 1], inputs.shape)
-        result = _ALU[op](self.data_type, lhs, rhs, inputs)
+        data_type = self.data_type
+        if op == SimdOp.MULTIPLY:
+            data_type = _CountingDataType(data_type.name, data_type.width, self.shifts[ConfigRegister.SIMD_SHIFT],
+                                          self.saturations)
+        result = _ALU[op](data_type, lhs, rhs, inputs)
         if dest:
             self.registers[dest - 1] = result[-1]
         if flags & _WRITE:

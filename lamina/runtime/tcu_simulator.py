@@ -82,13 +82,18 @@ class _Run:
         consts = self.loaded.manifest.consts[index]
         self.machine.memories[DRAM1][consts.base:consts.base + consts.size] = self.loaded.consts_images[index]
 
+    def data_type(self, entry: TensorEntry):
+        """The format of a DRAM0 tensor: its own binary point under calibrated formats."""
+        data_type = self.arch.data_type
+        return data_type if entry.binary_point is None else data_type.at(entry.binary_point)
+
     def write_tensor(self, entry: TensorEntry, value: np.ndarray) -> None:
-        fixed = self.arch.data_type.from_float(value)
+        fixed = self.data_type(entry).from_float(value)
         self.machine.memories[DRAM0][entry.base:entry.base + entry.size] = to_vectors(fixed, self.arch.array_size)
 
     def read_tensor(self, entry: TensorEntry) -> np.ndarray:
         vectors = self.machine.memories[DRAM0][entry.base:entry.base + entry.size]
-        return self.arch.data_type.to_float(from_vectors(vectors, entry.shape, self.arch.array_size))
+        return self.data_type(entry).to_float(from_vectors(vectors, entry.shape, self.arch.array_size))
 
     def host_step(self, file_name: str) -> None:
         source = str(self.loaded.path.parent / file_name)

@@ -198,7 +198,8 @@ def memory_map(hir: ir.Operation, arch: Architecture, output_specs: dict[str, Te
             view = HIR.view(op)
             shape = spec_of(op.results[0].type).shape
             placed[view.attr("name")] = TensorEntry(view.attr("name"), view.attr("base"),
-                                                    vector_count(shape, arch.array_size), shape)
+                                                    vector_count(shape, arch.array_size), shape,
+                                                    view.attr("binary_point"))
     inputs = [placed[name] for name in input_names]
     outputs = [placed.get(name) or TensorEntry(name, None, 0, output_specs[name].shape) for name in output_names]
     # Outputs the accelerator computes are Vars too: a host segment may read them.

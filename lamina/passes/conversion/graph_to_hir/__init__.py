@@ -12,6 +12,9 @@ are the Python API the compile driver uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Mapping, Sequence
+
+import numpy as np
 
 from mlir import ir
 
@@ -24,6 +27,7 @@ from lamina.passes.registry import Pass, PassError, register_pass
 
 from .average_pools import rewrite_average_pools
 from .emit import HirEmitter
+from .formats import Formats, calibrate, value_ranges
 from .graph_values import graph_name
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
@@ -33,18 +37,22 @@ from .split_weights import split_large_layers
 __all__ = ["ConvertGraphToHir", "convert_graph_to_hir", "partition_report"]
 
 
-def convert_graph_to_hir(module: ir.Operation, architecture: Architecture | str) -> None:
+def convert_graph_to_hir(module: ir.Operation, architecture: Architecture | str,
+                         samples: Sequence[Mapping[str, np.ndarray]] | None = None) -> None:
     """Replace the model function's graph ops by its HIR program, in place.
 
     `architecture`: an Architecture, or a name / `.tarch` path for `load_architecture`.
+    `samples`: calibration inputs (feeds of the graph's placeholders); with them every tensor gets its
+    own binary point (`formats.py`), without them every tensor is in the data type's (Tensil's mode).
     """
     if not isinstance(architecture, Architecture):
         architecture = load_architecture(architecture)
     with module.context:
-        _convert(module, architecture)
+        _convert(module, architecture, samples)
 
 
-def _convert(module: ir.Operation, architecture: Architecture) -> None:
+def _convert(module: ir.Operation, architecture: Architecture,
+             samples: Sequence[Mapping[str, np.ndarray]] | None) -> None:
     block = main_function(module).regions[0].blocks[0]
     ops = body_ops(module)
     for op in ops:
@@ -56,10 +64,13 @@ def _convert(module: ir.Operation, architecture: Architecture) -> None:
     if split_large_layers(ops, architecture):
         ops = body_ops(module)
     verdicts = classify(ops)
+    formats = Formats(architecture.data_type)
+    if samples is not None:
+        formats = calibrate(ops, verdicts, value_ranges(module, samples), architecture.data_type)
     concats = plan_concats(ops, verdicts, architecture.array_size)
     steps = plan_steps(ops, verdicts, concats)
     terminator = block.operations[len(block.operations) - 1]
-    emitter = HirEmitter(ops, terminator.operation, architecture, verdicts, concats)
+    emitter = HirEmitter(ops, terminator.operation, architecture, verdicts, concats, formats)
     placeholders = [op for op in ops if graph_name(op) == "placeholder"]
     emitter.declare_inputs(placeholders)
     emitter.emit(steps)
