@@ -18,7 +18,7 @@ Vars has that name, also written to DRAM0.
 from __future__ import annotations
 
 import itertools
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 from mlir import ir
@@ -53,12 +53,17 @@ def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
     return {name: TensorSpec(shapes[name], np.float32) for name in names}
 
 
-def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Execute a HIR model; returns output name -> float32 array."""
+def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray],
+            observe: Callable[[str, np.ndarray], None] | None = None) -> dict[str, np.ndarray]:
+    """Execute a HIR model; returns output name -> float32 array.
+
+    `observe`, if given, hears every layer's save into a Vars object: its name and value as floats
+    (the compile summary's per-layer accuracy)."""
     check_module(module)
     input_names, output_names = interface_of(module)
     given = graph_interpreter.check_inputs(inputs(module), feeds)
     machine = _Machine(module)
+    machine.observe = observe
     machine.host_values.update(given)
     for name in input_names:
         if name in machine.vars_by_name:
@@ -89,6 +94,7 @@ class _Machine:
         self.consts: dict[ir.Value, np.ndarray] = {}
         self.temps: dict[ir.Value, np.ndarray] = {}
         self.host_values: dict[str, np.ndarray] = {}
+        self.observe: Callable[[str, np.ndarray], None] | None = None
         ops = body_ops(module)
         for op in ops:
             if op.name in ("hir.vars", "hir.view"):
@@ -157,6 +163,9 @@ class _Machine:
             output, *sources = op.operands
             if name == "save":
                 self.write(output, self.temps[sources[0]])
+                if self.observe is not None and output.owner.name == "hir.vars":
+                    vars_name = HIR.view(output.owner).attr("name")
+                    self.observe(vars_name, self.format_of(vars_name).to_float(self.temps[sources[0]]))
             else:
                 self.temps[output] = getattr(self, f"_{name}")(sources, attrs, spec_of(output.type).shape)
 

@@ -34,6 +34,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from .accuracy import AccuracyReport, accuracy_text
 from .architecture import Architecture
 from .instruction_layout import InstructionLayout, bits_to_address
 from .latency import mac_efficiency, vectors_moved
@@ -84,6 +85,7 @@ class CompileSummary:
     page_vectors: int  # vectors of those pages (each loaded once per run)
     true_consts_scalars: int
     stage_seconds: dict[str, float]
+    accuracy: AccuracyReport | None = None  # the compile's self-check (accuracy.py)
 
     # -- derived statistics --------------------------------------------------
 
@@ -188,13 +190,18 @@ def _usage(vectors: int, depth: int, n: int) -> dict:
 # -- text ---------------------------------------------------------------------
 
 def summary_json(summary: CompileSummary) -> str:
-    return json.dumps(summary.to_json(), indent=2) + "\n"
+    return json.dumps(_with_accuracy(summary.to_json(), summary), indent=2) + "\n"
+
+
+def _with_accuracy(stats: dict, summary: CompileSummary) -> dict:
+    return {**stats, "accuracy": summary.accuracy.to_json()} if summary.accuracy else stats
 
 
 def summary_text(summary: CompileSummary) -> str:
-    """Tensil-like aligned text: the compile summary, the host partition, the layers table."""
+    """Tensil-like aligned text: the compile summary, the host partition, the layers table, the accuracy."""
     stats = summary.to_json()
-    sections = [_compiler_section(stats), _host_section(stats), _layers_section(stats)]
+    sections = [_compiler_section(stats), _host_section(stats), _layers_section(stats),
+                accuracy_text(summary.accuracy) if summary.accuracy else ""]
     return "\n\n".join(section for section in sections if section) + "\n"
 
 

@@ -20,7 +20,7 @@ from mlir import ir
 
 from lamina.backends.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.hir import set_architecture, set_interface
+from lamina.dialects.hir import HIR, set_architecture, set_interface
 from lamina.dialects.model import body_ops, main_function
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -38,21 +38,24 @@ __all__ = ["ConvertGraphToHir", "convert_graph_to_hir", "partition_report"]
 
 
 def convert_graph_to_hir(module: ir.Operation, architecture: Architecture | str,
-                         samples: Sequence[Mapping[str, np.ndarray]] | None = None) -> None:
+                         samples: Sequence[Mapping[str, np.ndarray]] | None = None, *,
+                         calibrated: bool = True) -> dict[str, np.ndarray]:
     """Replace the model function's graph ops by its HIR program, in place.
 
     `architecture`: an Architecture, or a name / `.tarch` path for `load_architecture`.
-    `samples`: calibration inputs (feeds of the graph's placeholders); with them every tensor gets its
-    own binary point (`formats.py`), without them every tensor is in the data type's (Tensil's mode).
+    `samples`: calibration inputs (feeds of the graph's placeholders). With them and `calibrated`, every
+    tensor gets its own binary point (`formats.py`); otherwise every tensor is in the data type's
+    (Tensil's mode). Returns, when samples are given, the float value of every Vars on the first
+    sample, by Vars name (what each layer should store, for the accuracy check).
     """
     if not isinstance(architecture, Architecture):
         architecture = load_architecture(architecture)
     with module.context:
-        _convert(module, architecture, samples)
+        return _convert(module, architecture, samples, calibrated)
 
 
 def _convert(module: ir.Operation, architecture: Architecture,
-             samples: Sequence[Mapping[str, np.ndarray]] | None) -> None:
+             samples: Sequence[Mapping[str, np.ndarray]] | None, calibrated: bool) -> dict[str, np.ndarray]:
     block = main_function(module).regions[0].blocks[0]
     ops = body_ops(module)
     for op in ops:
@@ -65,8 +68,9 @@ def _convert(module: ir.Operation, architecture: Architecture,
         ops = body_ops(module)
     verdicts = classify(ops)
     formats = Formats(architecture.data_type)
-    if samples is not None:
-        formats = calibrate(ops, verdicts, value_ranges(module, samples), architecture.data_type)
+    ranges, first_sample = value_ranges(module, samples) if samples is not None else ({}, {})
+    if samples is not None and calibrated:
+        formats = calibrate(ops, verdicts, ranges, architecture.data_type)
     concats = plan_concats(ops, verdicts, architecture.array_size)
     steps = plan_steps(ops, verdicts, concats)
     terminator = block.operations[len(block.operations) - 1]
@@ -75,6 +79,8 @@ def _convert(module: ir.Operation, architecture: Architecture,
     emitter.declare_inputs(placeholders)
     emitter.emit(steps)
     emitter.emit_output_copies(module.context)
+    layer_values = {HIR.view(vars_.owner).attr("name"): first_sample[value] for value, vars_ in emitter.vars.items()
+                    if value in first_sample and vars_.owner.name == "hir.vars"}
     inputs = [emitter.names.of(op.result) for op in placeholders]
     outputs = [GRAPH.view(op).attr("name") for op in ops if graph_name(op) == "save"]
     for op in reversed(ops):
@@ -82,6 +88,7 @@ def _convert(module: ir.Operation, architecture: Architecture,
     set_architecture(module, architecture)
     set_interface(module, inputs, outputs)
     allocate(module, architecture, inputs, outputs)
+    return layer_values
 
 
 @register_pass

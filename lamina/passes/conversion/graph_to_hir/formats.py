@@ -10,6 +10,9 @@ symmetric-with-power-of-two-scale schema on a fixed-point array:
 - activations: from the largest magnitude the float graph reaches on the
   calibration samples, times HEADROOM (inputs the samples did not cover).
 
+An average pool's group also holds the window sums (area x the input's
+largest magnitude), which the array forms before it scales them.
+
 Rescaling is free only where a product is rounded: a matmul (MatMul rounds
 at the array's `ARRAY_SHIFT` = input + weight - output binary point) or a
 multiply (SIMD Multiply at `SIMD_SHIFT`). Every other op (add, max, relu,
@@ -92,20 +95,26 @@ class Formats:
         return data_binary_point(values, self.data_type, what)
 
 
-def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]]) -> dict[ir.Value, float]:
-    """The largest |x| each op result reaches when the float graph runs on each sample."""
+def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]]
+                 ) -> tuple[dict[ir.Value, float], dict[ir.Value, np.ndarray]]:
+    """The largest |x| each op result reaches when the float graph runs on each sample, and every
+    computed value of the first sample (the accuracy check compares each layer with it)."""
     ranges: dict[ir.Value, float] = {}
+    first: dict[ir.Value, np.ndarray] = {}
 
     def observe(value: ir.Value, array: np.ndarray) -> None:
-        if array.size and np.issubdtype(array.dtype, np.floating):
+        if array.size and np.issubdtype(array.dtype, np.floating) and not is_data(value):
             magnitude = float(np.max(np.abs(array)))
             if math.isnan(magnitude):
                 magnitude = math.inf
             ranges[value] = max(ranges.get(value, 0.0), magnitude)
+            if keep_first:
+                first[value] = array
 
-    for feeds in samples:
+    for index, feeds in enumerate(samples):
+        keep_first = index == 0
         graph_interpreter.run(module, feeds, observe)
-    return ranges
+    return ranges, first
 
 
 class _Groups:
@@ -158,10 +167,13 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
             point = data_binary_point(constant_value(weights), data_type, f"the weights of {_name(op)}") \
                 if weights is not None else 0
             products.append((op, activations, point))
-            if name in ("convolution", "fully_connected") and len(op.operands) > 2:
+            if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_data(op.operands[2]):
                 bias = constant_value(op.operands[2])  # stored at the output's format: the output must hold it
                 magnitude[result] = max(magnitude[result], float(np.max(np.abs(bias))) if bias.size else 0.0)
             continue
+        if name == "avg_pool":  # the accelerator sums each window before scaling: the sum must fit
+            kh, kw = GRAPH.view(op).attr("kernel")
+            magnitude[result] = max(magnitude[result], kh * kw * max(ranges.get(v, 0.0) for v in activations))
         for constant in constants:  # added, compared: held at the group's format
             channel = per_channel(constant)
             if channel is not None and channel.size:
