@@ -164,7 +164,7 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
         name = graph_name(op)
         if name in PRODUCTS:
             weights = _weights(op)
-            point = data_binary_point(constant_value(weights), data_type, f"the weights of {_name(op)}") \
+            point = data_binary_point(constant_value(weights), data_type, f"the weights of {_node(op)}") \
                 if weights is not None else 0
             products.append((op, activations, point))
             if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_data(op.operands[2]):
@@ -186,7 +186,7 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
         if size >= widest.get(root, -1.0):
             names[root] = value
         widest[root] = max(widest.get(root, 0.0), size)
-    points = {root: binary_point_for(size, data_type, _name(names[root].owner), HEADROOM)
+    points = {root: binary_point_for(size, data_type, _tensor(names[root].owner), HEADROOM)
               for root, size in widest.items()}
     changed = True
     while changed:  # lower a group where a product feeding it would round at a negative shift
@@ -200,10 +200,15 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
     return Formats(data_type, True, {value: points[groups.find(value)] for value in magnitude})
 
 
-def _name(owner) -> str:
-    """`tensor 'NAME'` for the value an op produces: its ONNX node name, or an input's name."""
+def _node(op: ir.Operation) -> str:
+    """`node 'NAME'` (the ONNX node an op came from), else the op's location and name."""
+    name = location_name(op.location)
+    return f"node '{name}'" if name else f"'{op.name}' at {format_location(op.location)}"
+
+
+def _tensor(owner) -> str:
+    """How an error names the value an op produces: an input by its name, else its node's output."""
     op = owner.operation if hasattr(owner, "operation") else owner
     if graph_name(op) == "placeholder":
         return f"input '{GRAPH.view(op).attr('name')}'"
-    name = location_name(op.location)
-    return f"tensor '{name}' ({op.name})" if name else f"{format_location(op.location)}: the result of '{op.name}'"
+    return f"the output of {_node(op)}"
