@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -128,17 +128,17 @@ class _Run:
 def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
              batch: bool = True) -> SimulationResult:
     """Run a compiled model on `inputs` (float arrays by input name)."""
-    (result,) = simulate_samples(model_path, [inputs], batch=batch)
+    (result,) = list(simulate_samples(model_path, [inputs], batch=batch))
     return result
 
 
-def simulate_samples(model_path: str | Path, samples: Sequence[Mapping[str, np.ndarray]], *,
-                     batch: bool = True) -> list[SimulationResult]:
-    """Run a compiled model on each of `samples`, reading and decoding its files once."""
+def simulate_samples(model_path: str | Path, samples: Iterable[Mapping[str, np.ndarray]], *,
+                     batch: bool = True) -> Iterator[SimulationResult]:
+    """Run a compiled model on each of `samples` in turn, reading and decoding its files once."""
     loaded = read_model(model_path)
     manifest = loaded.manifest
     program = decode(loaded.program_bytes, manifest.arch, source=str(loaded.path.parent / manifest.prog.file_name))
-    return [_simulate(loaded, program, inputs, batch) for inputs in samples]
+    return (_simulate(loaded, program, inputs, batch) for inputs in samples)
 
 
 def _simulate(loaded: LoadedModel, program: np.ndarray, inputs: Mapping[str, np.ndarray],

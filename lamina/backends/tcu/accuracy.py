@@ -23,6 +23,7 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
+from lamina.passes.conversion.graph_to_hir.formats import seeded_samples
 from lamina.runtime.compare import cosine_similarity, sqnr_db
 from lamina.runtime.hir_interpreter import run_hir
 from lamina.runtime.tcu_simulator import simulate_samples
@@ -84,9 +85,7 @@ def calibration_samples(specs: Mapping[str, TensorSpec], path: str | None, count
     if path is None:
         if count < 1:
             raise LaminaError(f"--samples must be at least 1, got {count}")
-        samples = [{name: np.random.default_rng(seed + k).random(spec.shape, np.float32)
-                    for name, spec in specs.items()} for k in range(count)]
-        return samples, f"{count} seeded U[0, 1) samples (seed {seed})"
+        return seeded_samples(specs, count, seed), f"{count} seeded U[0, 1) samples (seed {seed})"
     arrays = load_tensors(path)
     missing = [name for name in specs if name not in arrays]
     unknown = [name for name in arrays if name not in specs]
@@ -150,7 +149,7 @@ def check_accuracy(model_path, hir: ir.Operation, samples: Sequence[Feeds], samp
                    float_model: Callable[[Feeds], Feeds], reference: str, float_layers: Mapping[str, np.ndarray],
                    formats: str, program: np.ndarray) -> AccuracyReport:
     """Simulate the written model on every sample and compare (module docstring)."""
-    simulated = [result.outputs for result in simulate_samples(model_path, samples)]
+    simulated = [result.outputs for result in simulate_samples(model_path, samples)]  # decoded once
     references = [float_model(sample) for sample in samples]
     hir_outputs, worst, compared = _layers(hir, samples[0], float_layers)
     bit_exact = all(np.array_equal(hir_outputs[name], simulated[0][name]) for name in simulated[0])

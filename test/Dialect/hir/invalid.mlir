@@ -215,3 +215,30 @@ module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_s
     return
   }
 }
+
+// -----
+
+// Formats: ops that do not multiply keep one binary point; a product rounds at input + weight - output.
+
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @formats_differ_without_a_product() {
+    %x = "hir.vars"() {binary_point = 8 : i64, name = "x", base = 0 : i64} : () -> memref<1x4xi16>
+    %t = "hir.temp"() {binary_point = 10 : i64, layer = 0 : i64} : () -> memref<1x4xi16>
+    // expected-error @+1 {{operands must share one binary point (only multiplying ops rescale), got output 10, input 8}}
+    "hir.load"(%t, %x) {layer = 0 : i64} : (memref<1x4xi16>, memref<1x4xi16>) -> ()
+    return
+  }
+}
+
+// -----
+
+module attributes {hir.architecture = "{\22accumulator_depth\22: 256, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4}"} {
+  func.func @product_rounds_below_bit_zero() {
+    %x = "hir.vars"() {binary_point = 2 : i64, name = "x", base = 0 : i64} : () -> memref<1x4xi16>
+    %w = "hir.consts"() {binary_point = 3 : i64, base = 0 : i64, page = 0 : i64, value = dense<0> : tensor<5x4xi16>} : () -> memref<5x4xi16>
+    %t = "hir.temp"() {binary_point = 9 : i64, layer = 0 : i64} : () -> memref<1x4xi16>
+    // expected-error @+1 {{rounds its products at bit -4, outside 0..47 (input + weight - output binary points)}}
+    "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 1, 1>, strides = array<i64: 1, 1>, pads = array<i64: 0, 0, 0, 0>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0>} : (memref<1x4xi16>, memref<1x4xi16>, memref<5x4xi16>) -> ()
+    return
+  }
+}

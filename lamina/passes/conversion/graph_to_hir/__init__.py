@@ -22,12 +22,13 @@ from lamina.backends.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR, set_architecture, set_interface
 from lamina.dialects.model import body_ops, main_function
+from lamina.dialects.model import inputs as model_inputs
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .average_pools import rewrite_average_pools
 from .emit import HirEmitter
-from .formats import Formats, calibrate, value_ranges
+from .formats import Formats, calibrate, seeded_samples, value_ranges
 from .graph_values import graph_name
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
@@ -111,6 +112,9 @@ class ConvertGraphToHir(Pass):
     op_name = "builtin.module"
 
     arch: str = option("ultra96v2", "the architecture: a name under lamina/backends/tcu/architectures or a .tarch file")
+    samples: int = option(0, "calibrate a binary point per tensor on this many seeded U[0, 1) samples "
+                             "(seeds 0, 1, ...); 0 keeps every tensor in the data type's format, as Tensil")
 
     def run(self, op: ir.Operation) -> None:
-        convert_graph_to_hir(op, self.arch)
+        samples = seeded_samples(model_inputs(op), self.samples, 0) if self.samples > 0 else None
+        convert_graph_to_hir(op, self.arch, samples)

@@ -37,6 +37,7 @@ from lamina.backends.tcu.fixed_point import DataType
 from lamina.backends.tcu.program import MAX_SHIFT
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.types import TensorSpec
 from lamina.runtime import graph_interpreter
 
 from ..naming import location_name
@@ -93,6 +94,12 @@ class Formats:
         if not self.calibrated:
             return self.data_type.binary_point
         return data_binary_point(values, self.data_type, what)
+
+
+def seeded_samples(specs: Mapping[str, TensorSpec], count: int, seed: int) -> list[dict[str, np.ndarray]]:
+    """`count` U[0, 1) samples of the inputs `specs`, sample k drawn from seed + k."""
+    return [{name: np.random.default_rng(seed + k).random(spec.shape, np.float32) for name, spec in specs.items()}
+            for k in range(count)]
 
 
 def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]]
