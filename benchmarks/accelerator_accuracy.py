@@ -7,11 +7,12 @@ For each model (seeded random weights, seed 0, as `lamina-compile
 --random-weights 0`) and architecture: `compile_model` with calibrated
 formats (8 seeded calibration samples, its own check off), then the
 simulator on N fresh U[0, 1) inputs (seeds 1000, 1001, ...; the decoded
-program is read once and reused) against onnxruntime on the same
+program is read once, and `--together` inputs run as one batched machine) against onnxruntime on the same
 randomized ONNX model, whose logits are a second output (a softmax hides
 errors): cosine per input and output (minimum; mean of the lower output),
 SQNR pooled over the inputs (the lower output), top-1 agreement, and cycles beside FP16BP8's. Simulation
-stops after `--budget` seconds per pair (the row says how many inputs ran).
+stops after the first group past `--budget` seconds per pair (the row
+says how many inputs ran).
 With `--tensil`, the same pair is compiled in Tensil's FP16BP8 mode too and
 its accuracy measured on the first 10 inputs. `torch:mobilenet` is a small
 MobileNetV2-like net (ReLU6, depthwise, inverted residuals, healthy init)
@@ -105,13 +106,13 @@ def source_model(name: str, scratch: Path):
     return path, model
 
 
-def accuracy(outdir: Path, model, count: int, budget: float) -> dict:
-    """Simulate up to `count` inputs within `budget` seconds and compare with onnxruntime."""
+def accuracy(outdir: Path, model, count: int, budget: float, together: int) -> dict:
+    """Simulate up to `count` inputs (`together` at a time) within `budget` seconds; compare with onnxruntime."""
     samples = [random_inputs(model, 1000 + k) for k in range(count)]
     start = time.perf_counter()
     per_output: dict[str, dict[str, list]] = {}
     tops, inputs = [], 0
-    for sample, result in zip(samples, simulate_samples(outdir / "model.tmodel", samples)):
+    for sample, result in zip(samples, simulate_samples(outdir / "model.tmodel", samples, together=together)):
         reference = run_onnx(model, sample)
         for name, value in reference.items():
             got = result.outputs[name]
@@ -140,12 +141,12 @@ def measure(name: str, source: Path, model, arch: str, scratch: Path, args) -> d
     result = compile_model(source, arch, outdir, check=False)
     numbers = {"compile": time.perf_counter() - start, "cycles": result.summary.cycles,
                "configures": int((result.summary.program["opcode"] == Opcode.CONFIGURE).sum()),
-               **accuracy(outdir, model, args.inputs, args.budget)}
+               **accuracy(outdir, model, args.inputs, args.budget, args.together)}
     shutil.rmtree(outdir, ignore_errors=True)
     if args.tensil:
         tensil = compile_model(source, arch, outdir, check=False, formats="tensil")
         numbers["tensil_cycles"] = tensil.summary.cycles
-        numbers["tensil"] = accuracy(outdir, model, TENSIL_INPUTS, args.budget)
+        numbers["tensil"] = accuracy(outdir, model, TENSIL_INPUTS, args.budget, args.together)
         shutil.rmtree(outdir, ignore_errors=True)
     return numbers
 
@@ -189,6 +190,7 @@ def main() -> None:
     parser.add_argument("--archs", default="ultra96v2,zcu104")
     parser.add_argument("--inputs", type=int, default=100)
     parser.add_argument("--budget", type=float, default=600.0, help="simulation seconds per model and arch")
+    parser.add_argument("--together", type=int, default=25, help="inputs the simulator runs at once")
     parser.add_argument("--tensil", action="store_true", help="also compile in FP16BP8 mode, set side by side")
     args = parser.parse_args()
     loads, rows = [os.getloadavg()[0]], []

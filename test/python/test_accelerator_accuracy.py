@@ -94,6 +94,15 @@ def test_calibrated_formats_agree_with_onnxruntime(calibrated, model_file):
         assert result.outputs["logits"].argmax() == expected.argmax()
 
 
+def test_inputs_simulated_together_equal_one_at_a_time(calibrated):
+    samples = fresh_inputs(3)
+    together = list(simulate_samples(calibrated.outdir / "model.tmodel", samples, together=3))
+    alone = list(simulate_samples(calibrated.outdir / "model.tmodel", samples))
+    for one, other in zip(together, alone):
+        np.testing.assert_array_equal(one.outputs["logits"], other.outputs["logits"])
+    assert len(together) == 3 and together[0].outputs["logits"].shape == (1, 10)
+
+
 def test_the_summary_reports_its_own_accuracy(calibrated):
     stats = json.loads((calibrated.outdir / "summary.json").read_text())
     accuracy = stats["accuracy"]

@@ -149,7 +149,7 @@ def check_accuracy(model_path, hir: ir.Operation, samples: Sequence[Feeds], samp
                    float_model: Callable[[Feeds], Feeds], reference: str, float_layers: Mapping[str, np.ndarray],
                    formats: str, program: np.ndarray) -> AccuracyReport:
     """Simulate the written model on every sample and compare (module docstring)."""
-    simulated = [result.outputs for result in simulate_samples(model_path, samples)]  # decoded once
+    simulated = [result.outputs for result in simulate_samples(model_path, samples, together=len(samples))]
     references = [float_model(sample) for sample in samples]
     hir_outputs, worst, compared = _layers(hir, samples[0], float_layers)
     bit_exact = all(np.array_equal(hir_outputs[name], simulated[0][name]) for name in simulated[0])
