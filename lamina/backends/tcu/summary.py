@@ -21,7 +21,10 @@ definitions:
   when the consts do not fit at once (0: everything is loaded before it),
   and the bytes those loads move per run;
 - DRAM traffic: bytes moved by DataMove instructions between DRAM and local
-  memory, counted from the program itself.
+  memory, counted from the program itself;
+- accuracy (when the compile checked itself, `accuracy.py`): per output the
+  simulated binary against the float model on the calibration samples, and
+  the worst layer by SQNR.
 
 The summary is built once (`CompileSummary`) and printed as an aligned table
 (`summary_text`) or JSON (`summary_json`), so both always agree.
