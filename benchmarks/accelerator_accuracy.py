@@ -39,8 +39,8 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model, with_logits_output  # noqa: E402
 
-from lamina.backends.tcu.compiler import compile_model  # noqa: E402
-from lamina.backends.tcu.program import Opcode  # noqa: E402
+from lamina.driver.compiler import compile_model  # noqa: E402
+from lamina.target.tcu.program import Opcode  # noqa: E402
 from lamina.frontend.random_weights import random_inputs, randomize_weights, run_onnx  # noqa: E402
 from lamina.runtime.compare import cosine_similarity, sqnr_db  # noqa: E402
 from lamina.runtime.tcu_simulator import simulate_samples  # noqa: E402

@@ -25,9 +25,9 @@ import json
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, parse_architecture
-from lamina.backends.tcu.data_layout import channel_tiles
-from lamina.backends.tcu.program import MAX_SHIFT
+from lamina.target.tcu.architecture import Architecture, parse_architecture
+from lamina.target.tcu.data_layout import channel_tiles
+from lamina.target.tcu.program import MAX_SHIFT
 
 from .diagnostics import LaminaError
 from .graph import window_output_size

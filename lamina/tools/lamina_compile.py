@@ -16,10 +16,10 @@ import sys
 import time
 from typing import TextIO
 
-from lamina.backends.tcu.architecture import architecture_names
-from lamina.backends.tcu.accuracy import DEFAULT_SAMPLES
-from lamina.backends.tcu.compiler import FORMATS, compile_model
-from lamina.backends.tcu.summary import summary_text
+from lamina.driver.accuracy import DEFAULT_SAMPLES
+from lamina.driver.compiler import FORMATS, compile_model
+from lamina.driver.summary import summary_text
+from lamina.target.tcu.architecture import architecture_names
 from lamina.frontend.onnx_importer import LIGHT_MODELS
 
 from .cli import run_tool

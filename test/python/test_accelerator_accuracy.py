@@ -16,9 +16,16 @@ import onnx
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.encoding import decode
-from lamina.backends.tcu.program import Opcode
+from lamina.dialects.context import make_context, parse_module
+from lamina.dialects.hir import HIR
+from lamina.dialects.model import body_ops
+from lamina.dialects.types import TensorSpec
+from lamina.driver.compiler import compile_model
+from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
+from lamina.passes.conversion.graph_to_hir.formats import seeded_samples
+from lamina.runtime.calibration import value_ranges
+from lamina.target.tcu.encoding import decode
+from lamina.target.tcu.program import Opcode
 from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.random_weights import random_inputs, randomize_weights, run_onnx
 from lamina.runtime.compare import cosine_similarity
@@ -183,3 +190,35 @@ def test_light_model_calibrated_against_onnxruntime(name, arch, tmp_path):
     for sample, result in zip(samples, simulate_samples(tmp_path / "out" / "model.tmodel", samples)):
         for output, expected in run_onnx(model, sample).items():
             assert cosine_similarity(result.outputs[output], expected) >= COSINE, output
+
+
+CONV_RELU_SUM = """
+func.func @main() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x4x4xf32> loc("x")
+  %w = "graph.constant"() {value = dense<0.25> : tensor<6x8x3x3xf32>} : () -> tensor<6x8x3x3xf32> loc("w")
+  %b = "graph.constant"() {value = dense<0.5> : tensor<6xf32>} : () -> tensor<6xf32> loc("b")
+  %c = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x8x4x4xf32>, tensor<6x8x3x3xf32>, tensor<6xf32>) -> tensor<1x6x4x4xf32> loc("conv")
+  %r = "graph.relu"(%c) : (tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32> loc("relu")
+  %s = "graph.add"(%r, %r) : (tensor<1x6x4x4xf32>, tensor<1x6x4x4xf32>) -> tensor<1x6x4x4xf32> loc("sum")
+  "graph.save"(%s) {name = "y"} : (tensor<1x6x4x4xf32>) -> () loc("save")
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("calibrated", [True, False])
+def test_conversion_calibrates_a_binary_point_per_object(calibrated):
+    """x < 1 gets 14 bits (15 hold 2 x its peak); the weights, all 0.25, 16; the convolution is tied to the
+    relu and the sum (no product between them) and the sum's peak (~24, x 2 of headroom) leaves 9 bits, so
+    the matmul rounds at 14 + 16 - 9 = 21. Without calibration every object is FP16BP8's 8."""
+    module = parse_module(CONV_RELU_SUM, make_context(), "conv.mlir")
+    samples = seeded_samples({"x": TensorSpec((1, 8, 4, 4), np.float32)}, 2, 0)
+    layers = convert_graph_to_hir(module, "ultra96v2", lambda graph: value_ranges(graph, samples),
+                                  calibrated=calibrated)
+    points = {op.name: HIR.view(op).attr("binary_point") for op in body_ops(module)
+              if op.name in ("hir.consts", "hir.temp")}
+    points.update({HIR.view(op).attr("name"): HIR.view(op).attr("binary_point") for op in body_ops(module)
+                   if op.name == "hir.vars"})
+    assert points == ({"x": 14, "hir.consts": 16, "y": 9, "hir.temp": 9} if calibrated else
+                      {"x": 8, "hir.consts": 8, "y": 8, "hir.temp": 8})
+    assert set(layers) == {"x", "y"}  # the float values of the first sample, by Vars name

@@ -12,51 +12,55 @@ are the Python API the compile driver uses.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Mapping, Sequence
+from typing import Callable
 
 import numpy as np
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR, set_architecture, set_interface
 from lamina.dialects.model import body_ops, main_function
-from lamina.dialects.model import inputs as model_inputs
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .average_pools import rewrite_average_pools
 from .emit import HirEmitter
-from .formats import Formats, calibrate, seeded_samples, value_ranges
+from .formats import Formats, calibrate
 from .graph_values import graph_name
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
 from .partition import classify, partition_report
 from .split_weights import split_large_layers
 
+# module -> (largest |x| per value, values of the first sample): what calibration measured
+Measure = Callable[[ir.Operation], tuple[dict[ir.Value, float], dict[ir.Value, np.ndarray]]]
+
 __all__ = ["ConvertGraphToHir", "convert_graph_to_hir", "partition_report"]
 
 
 def convert_graph_to_hir(module: ir.Operation, architecture: Architecture | str,
-                         samples: Sequence[Mapping[str, np.ndarray]] | None = None, *,
+                         measure: Measure | None = None, *,
                          calibrated: bool = True) -> dict[str, np.ndarray]:
     """Replace the model function's graph ops by its HIR program, in place.
 
     `architecture`: an Architecture, or a name / `.tarch` path for `load_architecture`.
-    `samples`: calibration inputs (feeds of the graph's placeholders). With them and `calibrated`, every
+    `measure`: runs the float graph on calibration samples (`lamina/runtime/calibration.value_ranges`: this
+    package may not run the interpreter itself) and returns the largest magnitude of every value and the
+    values of the first sample. With it and `calibrated`, every
     tensor gets its own binary point (`formats.py`); otherwise every tensor is in the data type's
-    (Tensil's mode). Returns, when samples are given, the float value of every Vars on the first
+    (Tensil's mode). Returns, with `measure`, the float value of every Vars on the first
     sample, by Vars name (what each layer should store, for the accuracy check).
     """
     if not isinstance(architecture, Architecture):
         architecture = load_architecture(architecture)
     with module.context:
-        return _convert(module, architecture, samples, calibrated)
+        return _convert(module, architecture, measure, calibrated)
 
 
 def _convert(module: ir.Operation, architecture: Architecture,
-             samples: Sequence[Mapping[str, np.ndarray]] | None, calibrated: bool) -> dict[str, np.ndarray]:
+             measure: Measure | None, calibrated: bool) -> dict[str, np.ndarray]:
     block = main_function(module).regions[0].blocks[0]
     ops = body_ops(module)
     for op in ops:
@@ -69,8 +73,8 @@ def _convert(module: ir.Operation, architecture: Architecture,
         ops = body_ops(module)
     verdicts = classify(ops)
     formats = Formats(architecture.data_type)
-    ranges, first_sample = value_ranges(module, samples) if samples is not None else ({}, {})
-    if samples is not None and calibrated:
+    ranges, first_sample = measure(module) if measure is not None else ({}, {})
+    if measure is not None and calibrated:
         formats = calibrate(ops, verdicts, ranges, architecture.data_type)
     concats = plan_concats(ops, verdicts, architecture.array_size)
     steps = plan_steps(ops, verdicts, concats)
@@ -111,10 +115,7 @@ class ConvertGraphToHir(Pass):
     summary = "Graph model to the accelerator's HIR: partition, layers, memory objects, weights"
     op_name = "builtin.module"
 
-    arch: str = option("ultra96v2", "the architecture: a name under lamina/backends/tcu/architectures or a .tarch file")
-    samples: int = option(0, "calibrate a binary point per tensor on this many seeded U[0, 1) samples "
-                             "(seeds 0, 1, ...); 0 keeps every tensor in the data type's format, as Tensil")
+    arch: str = option("ultra96v2", "the architecture: a name under lamina/target/tcu/architectures or a .tarch file")
 
     def run(self, op: ir.Operation) -> None:
-        samples = seeded_samples(model_inputs(op), self.samples, 0) if self.samples > 0 else None
-        convert_graph_to_hir(op, self.arch, samples)
+        convert_graph_to_hir(op, self.arch)

@@ -28,17 +28,16 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Iterable, Mapping
+from typing import Mapping
 
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.fixed_point import DataType
-from lamina.backends.tcu.program import MAX_SHIFT
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import TensorSpec
-from lamina.runtime import graph_interpreter
+from lamina.target.tcu.fixed_point import DataType
+from lamina.target.tcu.program import MAX_SHIFT
 
 from ..naming import location_name
 from .graph_values import constant_value, graph_name, is_data, per_channel
@@ -100,28 +99,6 @@ def seeded_samples(specs: Mapping[str, TensorSpec], count: int, seed: int) -> li
     """`count` U[0, 1) samples of the inputs `specs`, sample k drawn from seed + k."""
     return [{name: np.random.default_rng(seed + k).random(spec.shape, np.float32) for name, spec in specs.items()}
             for k in range(count)]
-
-
-def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]]
-                 ) -> tuple[dict[ir.Value, float], dict[ir.Value, np.ndarray]]:
-    """The largest |x| each op result reaches when the float graph runs on each sample, and every
-    computed value of the first sample (the accuracy check compares each layer with it)."""
-    ranges: dict[ir.Value, float] = {}
-    first: dict[ir.Value, np.ndarray] = {}
-
-    def observe(value: ir.Value, array: np.ndarray) -> None:
-        if array.size and np.issubdtype(array.dtype, np.floating) and not is_data(value):
-            magnitude = float(np.max(np.abs(array)))
-            if math.isnan(magnitude):
-                magnitude = math.inf
-            ranges[value] = max(ranges.get(value, 0.0), magnitude)
-            if keep_first:
-                first[value] = array
-
-    for index, feeds in enumerate(samples):
-        keep_first = index == 0
-        graph_interpreter.run(module, feeds, observe)
-    return ranges, first
 
 
 class _Groups:

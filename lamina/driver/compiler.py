@@ -45,12 +45,13 @@ from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
 from lamina.runtime import graph_interpreter
+from lamina.runtime.calibration import value_ranges
+from lamina.target.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.data_layout import vector_count
+from lamina.target.tcu.encoding import encode
+from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 
 from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
-from .architecture import Architecture, load_architecture
-from .data_layout import vector_count
-from .encoding import encode
-from .model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
@@ -159,7 +160,8 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         accelerator_constants = _constant_scalars(graph)
         output_specs = model.outputs(graph)
         # in place: `graph` is now the HIR module
-        float_layers = convert_graph_to_hir(graph, architecture, calibration, calibrated=formats == "calibrated")
+        float_layers = convert_graph_to_hir(graph, architecture, lambda module: value_ranges(module, calibration),
+                                            calibrated=formats == "calibrated")
         stages.write_module("hir.mlir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)

@@ -28,8 +28,7 @@ from lamina.runtime.compare import cosine_similarity, sqnr_db
 from lamina.runtime.hir_interpreter import run_hir
 from lamina.runtime.tcu_simulator import simulate_samples
 from lamina.runtime.tensor_files import load_tensors
-
-from .program import ConfigRegister, Opcode
+from lamina.target.tcu.program import ConfigRegister, Opcode
 
 DEFAULT_SAMPLES = 8
 Feeds = dict[str, np.ndarray]
