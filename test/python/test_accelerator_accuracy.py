@@ -153,6 +153,7 @@ def error_line(done: subprocess.CompletedProcess) -> str:
     ({"x": np.zeros((1, 3, 12, 12), np.float32)}, "'x' must be [samples, 1, 3, 12, 12] (a leading sample axis)"),
     ({"x": np.zeros((0, 1, 3, 12, 12), np.float32)}, "every input needs the same, non-zero number of samples"),
     ({"y": np.zeros((2, 1, 3, 12, 12), np.float32)}, "calibration inputs must be exactly the model's inputs"),
+    ({"x": np.full((2, 1, 3, 12, 12), np.nan, np.float32)}, "'x' must hold finite numbers"),
     ({"x": np.full((2, 1, 3, 12, 12), 1e6, np.float32)},
      "input 'x': range [-1e+06, 1e+06] fits no 16-bit format"),
 ])
@@ -161,6 +162,11 @@ def test_bad_calibration_inputs_are_one_line(model_file, tmp_path, arrays, messa
     done = lamina_compile(str(model_file), "--arch", "pynq-z1", "-o", "out", "--calibration-inputs",
                           "calibration.npz", "--no-check", cwd=tmp_path)
     assert message in error_line(done)
+
+
+def test_no_samples_is_one_line(model_file, tmp_path):
+    done = lamina_compile(str(model_file), "--arch", "pynq-z1", "-o", "out", "--samples", "0", cwd=tmp_path)
+    assert "--samples must be at least 1, got 0" in error_line(done)
 
 
 def test_a_weight_that_fits_no_format_names_the_tensor(tmp_path):
