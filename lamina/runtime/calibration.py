@@ -12,7 +12,7 @@ from typing import Iterable, Mapping
 import numpy as np
 from mlir import ir
 
-from lamina.passes.conversion.graph_to_hir.graph_values import is_data
+from lamina.dialects.values import is_constant_view
 
 from . import graph_interpreter
 
@@ -25,7 +25,7 @@ def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray
     first: dict[ir.Value, np.ndarray] = {}
 
     def observe(value: ir.Value, array: np.ndarray) -> None:
-        if array.size and np.issubdtype(array.dtype, np.floating) and not is_data(value):
+        if array.size and np.issubdtype(array.dtype, np.floating) and not is_constant_view(value):
             magnitude = float(np.max(np.abs(array)))
             if math.isnan(magnitude):
                 magnitude = math.inf

@@ -35,12 +35,13 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.values import constant_view, is_constant_view, op_name
 from lamina.dialects.types import TensorSpec
 from lamina.target.tcu.fixed_point import DataType
 from lamina.target.tcu.program import MAX_SHIFT
 
 from ..naming import location_name
-from .graph_values import constant_value, graph_name, is_data, per_channel
+from .graph_values import per_channel
 
 # Activations get one bit above the largest magnitude the calibration samples reach.
 HEADROOM = 2.0
@@ -122,8 +123,8 @@ class _Groups:
 
 def _weights(op: ir.Operation) -> ir.Value | None:
     """The multiplied constant of a product op (filter, weights, per-channel factor), if it has one."""
-    constants = [v for v in op.operands[1:] if is_data(v)] if graph_name(op) != "mul" else \
-        [v for v in op.operands if is_data(v)]
+    constants = [v for v in op.operands[1:] if is_constant_view(v)] if op_name(op) != "mul" else \
+        [v for v in op.operands if is_constant_view(v)]
     return constants[0] if constants else None
 
 
@@ -134,25 +135,25 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
     magnitude: dict[ir.Value, float] = {}
     products: list[tuple[ir.Operation, list[ir.Value], int]] = []  # (op, multiplied values, constant's bp)
     for op in ops:
-        if not op.results or is_data(op.results[0]) or graph_name(op) in ("placeholder", "save"):
+        if not op.results or is_constant_view(op.results[0]) or op_name(op) in ("placeholder", "save"):
             for result in op.results:
-                if not is_data(result):
+                if not is_constant_view(result):
                     magnitude[result] = ranges.get(result, 0.0)
             continue
         result = op.results[0]
         magnitude[result] = ranges.get(result, 0.0)
         if verdicts.get(op) is not None:
             continue  # the host computes it and converts into the value's own format
-        activations = [v for v in op.operands if not is_data(v)]
-        constants = [v for v in op.operands if is_data(v)]
-        name = graph_name(op)
+        activations = [v for v in op.operands if not is_constant_view(v)]
+        constants = [v for v in op.operands if is_constant_view(v)]
+        name = op_name(op)
         if name in PRODUCTS:
             weights = _weights(op)
-            point = data_binary_point(constant_value(weights), data_type, f"the weights of {_node(op)}") \
+            point = data_binary_point(constant_view(weights), data_type, f"the weights of {_node(op)}") \
                 if weights is not None else 0
             products.append((op, activations, point))
-            if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_data(op.operands[2]):
-                bias = constant_value(op.operands[2])  # stored at the output's format: the output must hold it
+            if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_constant_view(op.operands[2]):
+                bias = constant_view(op.operands[2])  # stored at the output's format: the output must hold it
                 magnitude[result] = max(magnitude[result], float(np.max(np.abs(bias))) if bias.size else 0.0)
             continue
         if name == "avg_pool":  # the accelerator sums each window before scaling: the sum must fit
@@ -193,6 +194,6 @@ def _node(op: ir.Operation) -> str:
 def _tensor(owner) -> str:
     """How an error names the value an op produces: an input by its name, else its node's output."""
     op = owner.operation if hasattr(owner, "operation") else owner
-    if graph_name(op) == "placeholder":
+    if op_name(op) == "placeholder":
         return f"input '{GRAPH.view(op).attr('name')}'"
     return f"the output of {_node(op)}"
