@@ -4,16 +4,18 @@
       -> graph.mlir             imported (frontend)
       -> graph-optimized.mlir   graph-optimize{backend=accelerator} without its support check:
                                 what the array cannot run goes to the host instead of failing
-      -> buffers.mlir           graph-to-buffers, the buffer level of the architecture's flow,
-                                printed for inspection (HIR is converted from the optimized graph)
+      -> buffers.mlir           graph-to-buffers, the buffer level (reference and study level:
+                                built only when asked, HIR is converted from the optimized graph)
       -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
       -> lir.mlir               the scheduler's program, one op per instruction
       -> model.tprog / model.tdata / model.pageK.tdata / model.tmodel / host-K.mlir
       -> summary.txt / summary.json
 
 Every `.mlir` is complete and parses back (Lamina's textual IR is the
-interface between levels), however large the weights. Each stage is timed
-and `progress` hears each one start.
+interface between levels), however large the weights. `emit` names the
+levels whose `.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is
+also only built when named). Each stage is timed and `progress` hears each
+one start.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Collection, Iterator
 
 import numpy as np
 from mlir import ir
@@ -37,22 +39,26 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
+from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights, run_onnx
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.partition import classify, host_interface
 from lamina.passes.conversion.hir_to_lir import schedule
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
-
+from lamina.runtime import graph_interpreter
+from lamina.runtime.calibration import value_ranges
 from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.target.tcu.data_layout import vector_count
 from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
+
+from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
 MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
+FORMATS = ("calibrated", "tensil")  # a binary point per tensor, or the data type's everywhere (Tensil)
 
 
 Progress = Callable[[str], None]  # hears the name of each stage as it starts
@@ -76,11 +82,17 @@ def optimize_pipeline() -> str:
     return f"builtin.module({','.join(stages[:-1])})"
 
 
+# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise.
+LEVELS = ("graph", "graph-optimized", "buffers", "hir", "lir")
+DEFAULT_EMIT = ("graph", "graph-optimized", "hir", "lir")
+
+
 class _Stages:
     """Times each stage, tells `progress`, and writes the files the stages produce."""
 
-    def __init__(self, outdir: Path, progress: Progress | None):
+    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str]):
         self.outdir = outdir
+        self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
@@ -104,55 +116,73 @@ class _Stages:
         self.files[file_name] = path
         return path
 
-    def write_module(self, file_name: str, module: ir.Operation) -> str:
-        text = print_module(module, debug_info=True)
-        self.write(file_name, text)
-        return text
+    def write_module(self, level: str, module: ir.Operation) -> None:
+        """`<level>.mlir`, if that level is emitted."""
+        if level in self.emit:
+            self.write(f"{level}.mlir", print_module(module, debug_info=True))
 
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
                   input_shapes: dict[str, tuple[int, ...]] | None = None, random_weights: int | None = None,
-                  progress: Progress | None = None) -> CompileResult:
+                  progress: Progress | None = None, emit: Collection[str] = DEFAULT_EMIT,
+                  formats: str = "calibrated", calibration_inputs: str | None = None,
+                  samples: int = DEFAULT_SAMPLES, check: bool = True) -> CompileResult:
     """Compile `source` for `arch` into `outdir`; see the module docstring for the files.
 
     `random_weights` (a seed) replaces an ONNX model's `ConstantOfShape`
     weights by seeded random ones (`lamina/frontend/random_weights.py`). A model that
     does not fit the architecture fails with the memory manager's (DRAM) or
     the scheduler's (local memory, accumulators) LaminaError.
+    `formats`: "calibrated" (a binary point per tensor, from the samples) or
+    "tensil" (every tensor in the data type, as Tensil). The samples are
+    `calibration_inputs` (an npz with a leading sample axis per input) or
+    `samples` seeded random inputs; with `check`, the written model is
+    simulated on them and compared with the float model (`accuracy.py`).
     """
+    unknown = sorted(set(emit) - set(LEVELS))
+    if unknown:
+        raise LaminaError(f"unknown level(s) to emit: {', '.join(unknown)} (levels: {', '.join(LEVELS)})")
+    if formats not in FORMATS:
+        raise LaminaError(f"formats must be one of {', '.join(FORMATS)}, got '{formats}'")
     architecture = arch if isinstance(arch, Architecture) else load_architecture(arch)
     outdir = Path(outdir)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LaminaError(f"{outdir}: cannot create the output directory: {error.strerror}") from None
-    stages = _Stages(outdir, progress)
+    stages = _Stages(outdir, progress, emit)
     context = make_context()
 
     with stages.stage("import"):
-        graph, model_name, peak = _load(str(source), context, input_shapes, random_weights)
-        stages.write_module("graph.mlir", graph)
+        graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
+        stages.write_module("graph", graph)
+        calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
+                                                         random_weights or 0)
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
-        optimized_text = stages.write_module("graph-optimized.mlir", graph)
-    with stages.stage("graph-to-buffers"):
-        buffers = parse_module(optimized_text, context, "graph-optimized.mlir")
-        run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
-        stages.write_module("buffers.mlir", buffers)
-        del buffers  # only printed: free it before the large HIR stages
+        stages.write_module("graph-optimized", graph)
+    if "buffers" in stages.emit:
+        with stages.stage("graph-to-buffers"):
+            buffers = parse_module(print_module(graph, debug_info=True), context, "graph-optimized.mlir")
+            run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
+            stages.write_module("buffers", buffers)
+            del buffers  # only printed: free it before the large HIR stages
     with stages.stage("graph-to-hir"):
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
         output_specs = model.outputs(graph)
-        convert_graph_to_hir(graph, architecture)  # in place: `graph` is now the HIR module
-        stages.write_module("hir.mlir", graph)
+        # in place: `graph` is now the HIR module
+        float_layers = convert_graph_to_hir(graph, architecture, lambda module: value_ranges(module, calibration),
+                                            calibrated=formats == "calibrated")
+        stages.write_module("hir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)
     with stages.stage("lir"):
         problems = verify_program(scheduled.program, architecture, "the scheduled program")
         if problems:
             raise LaminaError("the scheduler produced an invalid program (a Lamina bug):\n" + "\n".join(problems[:10]))
-        stages.write("lir.mlir", program_to_lir_text(scheduled.program, architecture))
+        if "lir" in stages.emit:
+            stages.write("lir.mlir", program_to_lir_text(scheduled.program, architecture))
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
@@ -165,6 +195,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
             pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
         for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
+    accuracy = None
+    if check:
+        with stages.stage("check (simulate the samples)"):
+            float_model, reference = _float_model(proto, str(source), context)
+            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference,
+                                      float_layers, formats, scheduled.program)
     host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
@@ -179,7 +215,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         consts_pages=len(scheduled.consts) - 1,
         page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
         true_consts_scalars=accelerator_constants - host_constants,
-        stage_seconds=dict(stages.seconds))
+        stage_seconds=dict(stages.seconds), accuracy=accuracy)
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
     return CompileResult(outdir, stages.files, summary, peak)
@@ -198,16 +234,27 @@ def memory_map(hir: ir.Operation, arch: Architecture, output_specs: dict[str, Te
             view = HIR.view(op)
             shape = spec_of(op.results[0].type).shape
             placed[view.attr("name")] = TensorEntry(view.attr("name"), view.attr("base"),
-                                                    vector_count(shape, arch.array_size), shape)
+                                                    vector_count(shape, arch.array_size), shape,
+                                                    view.attr("binary_point"))
     inputs = [placed[name] for name in input_names]
     outputs = [placed.get(name) or TensorEntry(name, None, 0, output_specs[name].shape) for name in output_names]
     # Outputs the accelerator computes are Vars too: a host segment may read them.
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
 
 
+def _float_model(proto, source: str, context: ir.Context) -> tuple[Callable, str]:
+    """What the accuracy check compares with: onnxruntime on the ONNX model, else the graph interpreter
+    on the graph module as given."""
+    if proto is not None:
+        return (lambda feeds: run_onnx(proto, feeds)), "onnxruntime"
+    graph = parse_module(Path(source).read_text(encoding="utf-8"), context, source)
+    return (lambda feeds: graph_interpreter.run(graph, feeds)), "the graph interpreter"
+
+
 def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
-          random_weights: int | None) -> tuple[ir.Operation, str, float | None]:
-    """The graph module, the model's name, and the activation peak when weights were randomized."""
+          random_weights: int | None) -> tuple[ir.Operation, str, float | None, object]:
+    """The graph module, the model's name, the activation peak when weights were randomized, and the
+    (randomized) ONNX model, None for a graph module."""
     if source.endswith(".mlir"):
         if random_weights is not None or input_shapes:
             raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
@@ -218,14 +265,14 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
             raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
         module = parse_module(text, context, source)
         _require_graph_module(module, source)
-        return module, Path(source).stem, None
+        return module, Path(source).stem, None, None
     name = source[len(LIGHT_PREFIX):] if source.startswith(LIGHT_PREFIX) else Path(source).stem
     proto = load_onnx(source)
     peak = None
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)
         peak = activation_peak(proto, random_inputs(proto, random_weights))
-    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak
+    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 
 
 def _require_graph_module(module: ir.Operation, source: str) -> None:

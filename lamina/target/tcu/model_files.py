@@ -24,6 +24,7 @@ from lamina.errors import LaminaError
 
 from .architecture import Architecture, parse_architecture
 from .data_layout import vector_count
+from .program import MAX_SHIFT
 
 LAYOUT = "channel-tile-major"
 
@@ -40,6 +41,7 @@ class TensorEntry:
     base: int | None
     size: int
     shape: tuple[int, ...]
+    binary_point: int | None = None  # its format in DRAM0 (calibrated formats); None: the data type's
 
 
 @dataclass(frozen=True)
@@ -97,7 +99,10 @@ class ModelManifest:
 
     def to_json(self) -> dict:
         def tensor(entry: TensorEntry) -> dict:
-            return {"name": entry.name, "base": entry.base, "size": entry.size, "shape": list(entry.shape)}
+            fields = {"name": entry.name, "base": entry.base, "size": entry.size, "shape": list(entry.shape)}
+            if entry.binary_point is not None:
+                fields["binary_point"] = entry.binary_point
+            return fields
 
         def step(entry: PlanStep) -> dict:
             if isinstance(entry, AcceleratorStep):
@@ -249,7 +254,10 @@ def _tensor(fields: _Fields) -> TensorEntry:
     shape = fields.get("shape", list)
     if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise fields.error("shape", f"must be a list of non-negative integers, got {json.dumps(shape)}")
-    return TensorEntry(fields.get("name", str), base, fields.count("size"), tuple(shape))
+    binary_point = fields.get("binary_point", int, optional=True)
+    if binary_point is not None and not 0 <= binary_point <= MAX_SHIFT:
+        raise fields.error("binary_point", f"must be in [0, {MAX_SHIFT}], got {binary_point}")
+    return TensorEntry(fields.get("name", str), base, fields.count("size"), tuple(shape), binary_point)
 
 
 def _step(fields: _Fields) -> PlanStep:

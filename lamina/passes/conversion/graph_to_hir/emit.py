@@ -18,12 +18,15 @@ from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
+from lamina.dialects.values import constant_view, defining_op, is_constant_view, op_name, users
 
 from ..naming import UniqueNames, location_name
-from .graph_values import constant_value, flattened_image, graph_name, is_data, per_channel, producer, users
+from .formats import Formats
+from .graph_values import flattened_image, per_channel
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
-from .partition import ACTIVATIONS, POOLS, host_module
+from .partition import host_module
+from .rules import ACTIVATION, ELEMENTWISE, MATMUL, POOL, RULES, rule
 from .weights import dense_filter, fully_connected_filter, selection_filter, tile_weights
 
 UNPLACED = -1
@@ -36,7 +39,7 @@ class Names:
         self.fixed: dict[ir.Value, str] = {}
         self.outputs: dict[ir.Value, list[str]] = {}
         for op in ops:
-            kind = graph_name(op)
+            kind = op_name(op)
             if kind == "placeholder":
                 self.fixed[op.result] = GRAPH.view(op).attr("name")
             elif kind == "save":
@@ -50,15 +53,16 @@ class Names:
         if value in self.fixed:
             return self.fixed[value]
         if value not in self.given:
-            op = producer(value)
-            self.given[value] = self.unique.fresh(location_name(op.location) or graph_name(op))
+            op = defining_op(value)
+            self.given[value] = self.unique.fresh(location_name(op.location) or op_name(op))
         return self.given[value]
 
 
 class HirEmitter:
     def __init__(self, ops: list[ir.Operation], terminator: ir.Operation, architecture: Architecture,
-                 verdicts: dict[ir.Operation, str | None], concats: ConcatPlan):
+                 verdicts: dict[ir.Operation, str | None], concats: ConcatPlan, formats: Formats):
         self.verdicts = verdicts
+        self.formats = formats
         self.data_type = architecture.data_type
         self.lanes = architecture.array_size
         self.concats = concats
@@ -87,44 +91,50 @@ class HirEmitter:
         """The Vars object (or view of one) holding a graph value."""
         if value in self.vars:
             return self.vars[value]
-        op = producer(value)
+        op = defining_op(value)
         with self.objects:
             if self.is_placement(op, "reshape"):  # a layout-keeping alias: one object, two shapes
                 source = self.vars_of(op.operands[0])
                 name = HIR.view(source.owner).attr("name")
                 result = HIR.create("vars", result_types=[self.storage(value)], name=name, base=UNPLACED,
-                                    loc=op.location).result
+                                    binary_point=self.formats.of(value), loc=op.location).result
             elif value in self.concats.placements:
                 placement = self.concats.placements[value]
                 result = self.view(placement.root, placement.offset, value)
             else:
                 result = HIR.create("vars", result_types=[self.storage(value)], name=self.names.of(value),
-                                    base=UNPLACED, loc=op.location if op is not None else ir.Location.unknown()).result
+                                    base=UNPLACED, binary_point=self.formats.of(value), loc=op.location if op is not None else ir.Location.unknown()).result
         self.vars[value] = result
         return result
 
     def is_placement(self, op: ir.Operation | None, kind: str) -> bool:
         """Whether `op` is a `kind` op the accelerator runs as a placement (no computation)."""
-        return op is not None and graph_name(op) == kind and self.verdicts.get(op, "") is None
+        return op is not None and op_name(op) == kind and self.verdicts.get(op, "") is None
 
     def view(self, root: ir.Value, offset: int, value: ir.Value) -> ir.Value:
         with self.objects:
             return HIR.create("view", self.vars_of(root), result_types=[self.storage(value)], channel_offset=offset,
                               loc=ir.Location.unknown()).result
 
-    def consts(self, image: np.ndarray, loc: ir.Location) -> ir.Value:
+    def consts(self, image: np.ndarray, binary_point: int, loc: ir.Location) -> ir.Value:
         with self.objects:
-            return HIR.create("consts", base=UNPLACED, page=0, value=image, loc=loc).result
+            return HIR.create("consts", base=UNPLACED, page=0, value=image, binary_point=binary_point, loc=loc).result
 
-    def channel_consts(self, data: ir.Value, loc: ir.Location) -> ir.Value:
-        """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N."""
-        if data not in self.channel_constants:
-            vector = per_channel(data)
+    def channel_consts(self, data: ir.Value, binary_point: int | None, loc: ir.Location) -> ir.Value:
+        """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N.
+
+        `binary_point` None: a factor, in the format its own values need; else the format of what it is
+        added to or compared with."""
+        vector = per_channel(data)
+        if binary_point is None:
+            binary_point = self.formats.of_data(vector, f"the constant at {location_name(loc) or 'an op'}")
+        if (data, binary_point) not in self.channel_constants:
             tiles = channel_tiles(len(vector), self.lanes)
             lanes = np.zeros(tiles * self.lanes, dtype=self.data_type.storage)
-            lanes[:len(vector)] = self.data_type.from_float(vector)
-            self.channel_constants[data] = self.consts(lanes.reshape(tiles, self.lanes), loc)
-        return self.channel_constants[data]
+            lanes[:len(vector)] = self.data_type.at(binary_point).from_float(vector)
+            self.channel_constants[data, binary_point] = self.consts(lanes.reshape(tiles, self.lanes), binary_point,
+                                                                     loc)
+        return self.channel_constants[data, binary_point]
 
     # -- steps --------------------------------------------------------------
 
@@ -137,10 +147,11 @@ class HirEmitter:
             else:
                 self.emit_layer(step)
 
-    def temp(self, value_or_spec, loc: ir.Location) -> ir.Value:
-        spec = value_or_spec if isinstance(value_or_spec, TensorSpec) else self.storage(value_or_spec)
+    def temp(self, value: ir.Value, loc: ir.Location) -> ir.Value:
+        spec = self.storage(value)
         with self.program:
-            return HIR.create("temp", result_types=[spec], layer=self.layer_index, loc=loc).result
+            return HIR.create("temp", result_types=[spec], layer=self.layer_index,
+                              binary_point=self.formats.of(value), loc=loc).result
 
     def op(self, name: str, *operands: ir.Value, loc: ir.Location, **attrs) -> None:
         with self.program:
@@ -155,7 +166,7 @@ class HirEmitter:
         for op in layer.ops:
             self.emit_op(op, temps, escaping_set)
         for value in escaping:
-            self.op("save", self.vars_of(value), temps[value], loc=producer(value).location)
+            self.op("save", self.vars_of(value), temps[value], loc=defining_op(value).location)
         self.layer_index += 1
 
     def loaded(self, value: ir.Value, temps: dict[ir.Value, ir.Value], loc: ir.Location) -> ir.Value:
@@ -170,39 +181,39 @@ class HirEmitter:
         """A temp for the op's result: an input's, when only this op reads that input and it is not saved."""
         for value in candidates:
             if value in temps and value not in escaping and users(value) == [op] and \
-                    value.type == op.result.type:
+                    value.type == op.result.type and self.formats.of(value) == self.formats.of(op.result):
                 temps[op.result] = temps[value]
                 return temps[value]
         temps[op.result] = self.temp(op.result, op.location)
         return temps[op.result]
 
     def emit_op(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
-        if kind in ("convolution", "fully_connected", "matmul"):
-            self.emit_matmul(op, temps)
-        elif kind in POOLS:
-            source = self.loaded(op.operands[0], temps, loc)
-            temps[op.result] = self.temp(op.result, loc)
-            self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
-                    strides=attrs["strides"], pads=attrs["pads"],
-                    count_include_pad=attrs.get("count_include_pad", False))
-        elif kind in ACTIVATIONS:
-            source = self.loaded(op.operands[0], temps, loc)
-            output = self.result_temp(op, [op.operands[0]], temps, escaping)
-            extra = {"min": attrs["min"], "max": attrs["max"]} if kind == "clip" else \
-                {"alpha": attrs["alpha"]} if kind == "leaky_relu" else {}
-            self.op(kind, output, source, loc=loc, **extra)
-        else:
-            self.emit_elementwise(op, kind, temps, escaping)
+        RULES[op_name(op)].emit(self, op, temps, escaping)
 
-    def emit_elementwise(self, op: ir.Operation, kind: str, temps, escaping) -> None:
-        loc = op.location
+    @rule("max_pool", "avg_pool", form=POOL)
+    def emit_pool(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        temps[op.result] = self.temp(op.result, loc)
+        self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
+                strides=attrs["strides"], pads=attrs["pads"], count_include_pad=attrs.get("count_include_pad", False))
+
+    @rule("relu", "clip", "leaky_relu", form=ACTIVATION)
+    def emit_activation(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        output = self.result_temp(op, [op.operands[0]], temps, escaping)
+        self.op(kind, output, source, loc=loc, **attrs)
+
+    @rule("add", "sub", "mul", "max", "min", form=ELEMENTWISE)
+    def emit_elementwise(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc = op_name(op), op.location
         lhs, rhs = op.operands
-        if is_data(lhs) or is_data(rhs):
-            swap = is_data(lhs)
+        if is_constant_view(lhs) or is_constant_view(rhs):
+            swap = is_constant_view(lhs)
             data, value = (lhs, rhs) if swap else (rhs, lhs)
             source = self.loaded(value, temps, loc)
-            constant = self.channel_consts(data, loc)
+            constant = self.channel_consts(data, None if kind == "mul" else self.formats.of(op.result), loc)
             output = self.result_temp(op, [value], temps, escaping)
             self.op("channel", output, source, constant, loc=loc, op=kind, swap=swap)
         elif kind == "add" and (lhs in temps) != (rhs in temps):
@@ -214,8 +225,9 @@ class HirEmitter:
             output = self.result_temp(op, [lhs, rhs], temps, escaping)
             self.op("binary", output, left, right, loc=loc, op=kind)
 
-    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value]) -> None:
-        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+    @rule("convolution", "fully_connected", "matmul", form=MATMUL)
+    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
         source = op.operands[0]
         window = {"kernel": (1, 1), "strides": (1, 1), "pads": (0, 0, 0, 0), "dilations": (1, 1)}
         image = None  # (c, h, w) of a rank-4 input flattened into a fully-connected layer
@@ -223,7 +235,7 @@ class HirEmitter:
             window = {"kernel": spec_of(op.operands[1].type).shape[2:], "strides": attrs["strides"],
                       "pads": attrs["pads"], "dilations": attrs["dilations"]}
         else:
-            flatten = producer(source)
+            flatten = defining_op(source)
             image = flattened_image(source) if self.is_placement(flatten, "reshape") else None
             if image:  # flatten -> fully-connected, fused
                 source = flatten.operands[0]
@@ -231,15 +243,19 @@ class HirEmitter:
 
         def filter_and_bias() -> tuple[np.ndarray, np.ndarray]:
             if kind == "convolution":
-                return dense_filter(constant_value(op.operands[1]), attrs["group"]), constant_value(op.operands[2])
-            weights = constant_value(op.operands[1])
-            bias = constant_value(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
+                return dense_filter(constant_view(op.operands[1]), attrs["group"]), constant_view(op.operands[2])
+            weights = constant_view(op.operands[1])
+            bias = constant_view(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
             return (fully_connected_filter(weights, image) if image else fully_connected_filter(weights)), bias
 
-        key = (kind, *op.operands[1:], image)
+        output_point = self.formats.of(op.result)
+        key = (kind, *op.operands[1:], image, output_point)
         if key not in self.weights:
-            tiled = tile_weights(*filter_and_bias(), self.data_type, self.lanes)
-            self.weights[key] = (self.consts(tiled.image, loc), tiled.tile_slots)
+            filter_, bias = filter_and_bias()
+            weight_point = self.formats.of_data(filter_, f"the weights of {location_name(loc) or kind}")
+            tiled = tile_weights(filter_, bias, self.data_type.at(weight_point), self.lanes,
+                                 self.data_type.at(output_point))
+            self.weights[key] = (self.consts(tiled.image, weight_point, loc), tiled.tile_slots)
         weights, tile_slots = self.weights[key]
         temps[op.result] = self.temp(op.result, loc)
         self.op("matmul", temps[op.result], self.vars_of(source), weights, loc=loc, tile_slots=tile_slots, **window)
@@ -249,10 +265,12 @@ class HirEmitter:
         output = concat.result
         if copy.select:
             out_channels, in_channels = spec_of(output.type).shape[1], spec_of(copy.input.type).shape[1]
-            tiled = tile_weights(selection_filter(out_channels, in_channels, copy.offset), np.zeros(out_channels),
-                                 self.data_type, self.lanes)
+            selection = selection_filter(out_channels, in_channels, copy.offset)
+            weight_point = self.formats.of_data(selection, "a concat selection")
+            tiled = tile_weights(selection, np.zeros(out_channels), self.data_type.at(weight_point), self.lanes)
             result = self.temp(output, loc)
-            self.op("matmul", result, self.vars_of(copy.input), self.consts(tiled.image, loc), loc=loc,
+            weights = self.consts(tiled.image, weight_point, loc)
+            self.op("matmul", result, self.vars_of(copy.input), weights, loc=loc,
                     kernel=(1, 1), strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), tile_slots=tiled.tile_slots)
             if copy.accumulate:
                 self.op("add", result, result, self.vars_of(output), loc=loc)
@@ -269,13 +287,13 @@ class HirEmitter:
         inputs: dict[ir.Value, str] = {}
         for op in segment.ops:
             for value in op.operands:
-                if not is_data(value) and producer(value) not in members and value not in inputs:
+                if not is_constant_view(value) and defining_op(value) not in members and value not in inputs:
                     inputs[value] = self.names.of(value)
         outputs: dict[ir.Value, list[str]] = {}
         for op in segment.ops:
             for value in op.results:
                 outside = [user for user in users(value) if user not in members]
-                names = [self.names.of(value)] if any(graph_name(u) != "save" for u in outside) else []
+                names = [self.names.of(value)] if any(op_name(u) != "save" for u in outside) else []
                 names += [n for n in self.names.outputs.get(value, []) if n not in names]
                 if names:
                     outputs[value] = names
@@ -292,12 +310,12 @@ class HirEmitter:
         inputs: dict[ir.Value, str] = {}
         outputs: dict[ir.Value, list[str]] = {}
         for value, names in self.names.outputs.items():
-            op = producer(value)
+            op = defining_op(value)
             if self.verdicts.get(op) is not None:
                 continue  # computed on the host, which saves it under every name
-            if is_data(value):
+            if is_constant_view(value):
                 outputs[value] = names
-            elif graph_name(op) == "placeholder" or len(names) > 1:
+            elif op_name(op) == "placeholder" or len(names) > 1:
                 inputs[value] = self.names.of(value)
                 outputs[value] = [name for name in names if name != inputs[value]] or names
         if outputs:

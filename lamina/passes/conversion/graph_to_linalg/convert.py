@@ -86,7 +86,7 @@ def _check_convertible(graph_ops: list[ir.Operation]) -> None:
 
 def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
     view = GRAPH.view(graph_op)
-    if view.name in ("constant", "splat"):
+    if view.definition.has(CONSTANT):
         results = [_constant(view)]
     else:
         try:

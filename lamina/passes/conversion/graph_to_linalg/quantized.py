@@ -25,9 +25,8 @@ from lamina.dialects.types import QuantParams, TensorSpec
 from lamina.passes.graph.rewriting import constant_value
 
 from .builders import PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar
-from .linear import convolve, padded_input
+from .convolution import convolve, padded_input
 from .registry import CONVERTERS, converts
-from .storage import result_type, storage_type
 
 F32 = np.dtype(np.float32)
 
