@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import OpView
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.values import is_constant
 
 from .backend import Backend
@@ -49,7 +51,8 @@ CHANNEL_AXIS = Requirement(lambda op: op.attr("axis") == 1,
                            "only along channels (axis 1): a concat is a placement of channel vectors")
 
 # What the accelerator runs; every other op is unsupported.
-SUPPORTED: dict[str, Capability] = {
+SUPPORTED: OpRegistry[Capability] = OpRegistry("accelerator capability", GRAPH)
+SUPPORTED.update({
     "placeholder": Capability("an input: a Vars object in DRAM0"),
     "save": Capability("an output: a Vars object in DRAM0"),
     "constant": Capability("a Consts object in DRAM1"),
@@ -73,17 +76,18 @@ SUPPORTED: dict[str, Capability] = {
     "concat": Capability("no instruction: the inputs' channel vectors placed side by side", (CHANNEL_AXIS,)),
     "broadcast": Capability("no instruction: a constant laid out broadcast in the Consts bank",
                             (Requirement(lambda op: is_constant(op.operand("input")), "only of constants"),)),
-}
+})
 
 # Ops the accelerator wants lowered: their lowerings produce only ops it runs.
 # (Softmax, LRN, layer norm, GELU and swish have lowerings too, into exp,
 # pow, sqrt, div, erf, tanh or sigmoid: lowering them would trade one op the
 # target cannot run for several, so they stay and are reported as they are.)
-LOWERED: dict[str, str] = {
+LOWERED: OpRegistry[str] = OpRegistry("accelerator lowering note", GRAPH)
+LOWERED.update({
     "batch_norm": "sub/mul/add by per-channel constants (when not folded into a convolution)",
     "global_avg_pool": "an avg_pool whose window is the whole image",
     "global_max_pool": "a max_pool whose window is the whole image",
-}
+})
 
 
 class AcceleratorBackend(Backend):
@@ -98,6 +102,8 @@ class AcceleratorBackend(Backend):
     summary = "Tensil-style systolic array: conv/matmul layers, SIMD add/mul/min/max, pooling"
 
     def why_unsupported(self, op: OpView) -> str | None:
+        if any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs())):
+            return self.why_not_quantized(op)
         capability = SUPPORTED.get(op.name)
         if capability is None and op.name in LOWERED:
             return f"lower it first: graph-lower makes it {LOWERED[op.name]}"
@@ -105,6 +111,10 @@ class AcceleratorBackend(Backend):
             return "no unit of the accelerator computes it (its SIMD unit adds, subtracts, multiplies, takes min/max)"
         failed = [requirement.otherwise for requirement in capability.requires if not requirement.holds(op)]
         return "; ".join(failed) or None
+
+    def why_not_quantized(self, op: OpView) -> str | None:
+        return ("the accelerator computes in its own fixed-point formats from float graphs "
+                "(lamina-compile), not on !quant.uniform values")
 
     def should_lower(self, op: OpView) -> bool:
         return op.name in LOWERED

@@ -34,6 +34,12 @@ class Backend(ABC):
     def is_op_supported(self, op: OpView) -> bool:
         return self.why_unsupported(op) is None
 
+    def why_not_quantized(self, op: OpView) -> str | None:
+        """Why this target cannot run `op` on `!quant.uniform` values (Glow asks
+        `isOpSupported` per element kind); None if it can. `graph-quantize`
+        converts only ops this accepts. Default: every op with a quantized form."""
+        return None if op.definition.quantized is not None else "it has no quantized form"
+
     @abstractmethod
     def should_lower(self, op: OpView) -> bool:
         """Whether `graph-lower` should expand `op` (asked only for ops that have a lowering)."""

@@ -19,7 +19,10 @@ class ReferenceBackend(Backend):
     summary = "the graph interpreter: runs every graph op, lowers nothing"
 
     def why_unsupported(self, op: OpView) -> str | None:
-        return None if op.name in KERNELS else "the reference interpreter has no kernel for it"
+        if op.name not in KERNELS:
+            return "the reference interpreter has no kernel for it"
+        quantized = any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs()))
+        return self.why_not_quantized(op) if quantized else None
 
     def should_lower(self, op: OpView) -> bool:
         return False

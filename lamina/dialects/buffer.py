@@ -33,6 +33,9 @@ BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", val
 # Graph ops that are not computations: they become buffers (placeholder,
 # constant), a copy into an output weight (save), or views (reshape).
 NOT_INSTRUCTIONS = frozenset({"placeholder", "save", "constant", "reshape"})
+# Memrefs cannot hold `!quant.uniform` elements, so the precision ops have no
+# buffer instruction and quantized graphs stop at IRGen with an error saying so.
+PRECISION_OPS = frozenset({"quantize", "dequantize", "profile"})
 # What an instruction keeps of its graph op's facts (the rest are about values, not buffers).
 INSTRUCTION_TRAITS = frozenset({ELEMENTWISE, REARRANGING, COMMUTATIVE, IN_PLACE})
 
@@ -102,7 +105,7 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if graph_op.name in NOT_INSTRUCTIONS:
+        if graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS:
             continue
         BUFFER.op(
             graph_op.name,

@@ -113,13 +113,39 @@ def _convolution(ins, attrs, declared):
     _require(filt.shape[1] * group == data.shape[1],
              f"filter expects {filt.shape[1] * group} input channels, input has {data.shape[1]}")
     _require(bias.shape == (filt.shape[0],), f"bias must be [{filt.shape[0]}], got {bias}")
-    _require(data.dtype == filt.dtype == bias.dtype, "input, filter and bias must share an element type")
+    _check_bias_type(data, filt, bias)
     spatial = [
         window_output_size(data.shape[2 + i], filt.shape[2 + i], attrs["strides"][i],
                            attrs["pads"][i], attrs["pads"][k + i], attrs["dilations"][i])
         for i in range(k)
     ]
     return [data.with_shape((data.shape[0], filt.shape[0], *spatial))]
+
+
+def _check_bias_type(data: TensorSpec, weights: TensorSpec, bias: TensorSpec) -> None:
+    """Float layers share one element type; quantized ones take i8/i16 data and weights and an i32 bias."""
+    if data.quant is None and weights.quant is None:
+        _require(data.dtype == weights.dtype == bias.dtype, "input, filter and bias must share an element type")
+        return
+    _require(data.quant is not None and weights.quant is not None,
+             f"a quantized layer needs quantized input and weights, got {data} and {weights}")
+    _require(bias.dtype == np.int32 and bias.quant is not None, f"a quantized layer needs an i32 quantized bias, got {bias}")
+
+
+def _quantize(ins, attrs, declared):
+    (result,) = _declared(declared)
+    _require(ins[0].dtype in FLOAT_DTYPES and ins[0].quant is None, f"quantize expects a float operand, got {ins[0]}")
+    _require(result.quant is not None and result.shape == ins[0].shape,
+             f"quantize yields a !quant.uniform tensor of the operand's shape, got {result}")
+    return [result]
+
+
+def _dequantize(ins, attrs, declared):
+    (result,) = _declared(declared)
+    _require(ins[0].quant is not None, f"dequantize expects a !quant.uniform operand, got {ins[0]}")
+    _require(result.quant is None and result.shape == ins[0].shape and result.dtype == ins[0].quant.expressed,
+             f"dequantize yields {ins[0].quant.expressed} of the operand's shape, got {result}")
+    return [result]
 
 
 def _conv_transpose(ins, attrs, declared):
@@ -168,6 +194,7 @@ def _fully_connected(ins, attrs, declared):
     _require(data.rank == 2 and weights.rank == 2, f"expects 2-D input and weights, got {data} and {weights}")
     _require(data.shape[1] == weights.shape[0], f"input has {data.shape[1]} features, weights expect {weights.shape[0]}")
     _require(bias.shape == (weights.shape[1],), f"bias must be [{weights.shape[1]}], got {bias}")
+    _check_bias_type(data, weights, bias)
     return [data.with_shape((data.shape[0], weights.shape[1]))]
 
 
@@ -364,6 +391,12 @@ def _placeholder(ins, attrs, declared):
     return _declared(declared)
 
 
+def _profile(ins, attrs, declared):
+    _require(attrs["name"] != "", "profile needs a non-empty name")
+    _require(ins[0].quant is None and ins[0].dtype in FLOAT_DTYPES, f"profile records float values, got {ins[0]}")
+    return []
+
+
 def _save(ins, attrs, declared):
     _require(attrs["name"] != "", "save needs a non-empty name")
     return []
@@ -381,29 +414,32 @@ SYMMETRIC = POINTWISE | {COMMUTATIVE}
 
 # Sources and sinks.
 GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder,
-         traits={INTERFACE, STORAGE})
+         traits={INTERFACE, STORAGE}, quantized="carrier")
 GRAPH.op("save", "Writes a value to the named model output.", operands=("input",), results=(), attrs={"name": STR},
-         shape_fn=_save, traits={INTERFACE})
+         shape_fn=_save, traits={INTERFACE}, quantized="carrier")
 GRAPH.op("constant", "An immutable tensor; the optimizer may read and rewrite it.", attrs={"value": ELEMENTS},
-         shape_fn=_constant, traits={CONSTANT, STORAGE})
+         shape_fn=_constant, traits={CONSTANT, STORAGE}, quantized="carrier")
 GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value": SCALAR}, shape_fn=_splat,
          traits={CONSTANT})
 
 # Layers.
 GRAPH.op("convolution", "N-D convolution, NCHW input, [M, C/group, k...] filter, [M] bias; pads are begins then ends.",
-         operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64}, shape_fn=_convolution)
+         operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64}, shape_fn=_convolution,
+         quantized="accumulate")
 GRAPH.op("conv_transpose", "Transposed convolution, [C, M/group, k...] filter, [M] bias.",
          operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64, "output_padding": I64S},
          shape_fn=_conv_transpose)
 GRAPH.op("max_pool", "Max pooling; padding never wins.", operands=("input",),
-         attrs={"kernel": I64S, **WINDOW, "ceil_mode": BOOL}, shape_fn=_pool)
+         attrs={"kernel": I64S, **WINDOW, "ceil_mode": BOOL}, shape_fn=_pool, quantized="same_scale")
 GRAPH.op("avg_pool", "Average pooling; `count_include_pad` counts padding in the divisor.", operands=("input",),
          attrs={"kernel": I64S, "strides": I64S, "pads": I64S, "ceil_mode": BOOL, "count_include_pad": BOOL},
-         shape_fn=_pool)
-GRAPH.op("global_avg_pool", "Mean over all spatial positions.", operands=("input",), shape_fn=_global_pool)
-GRAPH.op("global_max_pool", "Max over all spatial positions.", operands=("input",), shape_fn=_global_pool)
+         shape_fn=_pool, quantized="requantize")
+GRAPH.op("global_avg_pool", "Mean over all spatial positions.", operands=("input",), shape_fn=_global_pool,
+         quantized="requantize")
+GRAPH.op("global_max_pool", "Max over all spatial positions.", operands=("input",), shape_fn=_global_pool,
+         quantized="same_scale")
 GRAPH.op("fully_connected", "input[N,K] x weights[K,M] + bias[M].", operands=("input", "weights", "bias"),
-         shape_fn=_fully_connected)
+         shape_fn=_fully_connected, quantized="accumulate")
 GRAPH.op("matmul", "Matrix product over the last two dimensions, batch dimensions broadcast.",
          operands=("lhs", "rhs"), shape_fn=_matmul)
 GRAPH.op("batch_norm", "Inference batch normalization over axis 1.",
@@ -419,7 +455,8 @@ for _name, _summary, _traits in [("add", "lhs + rhs", SYMMETRIC), ("sub", "lhs -
                                  ("mul", "lhs * rhs", SYMMETRIC), ("div", "lhs / rhs", POINTWISE),
                                  ("max", "maximum", SYMMETRIC), ("min", "minimum", SYMMETRIC),
                                  ("pow", "lhs ** rhs", POINTWISE)]:
-    GRAPH.op(_name, f"Element-wise {_summary}.", operands=("lhs", "rhs"), shape_fn=_same_shape_binary, traits=_traits)
+    GRAPH.op(_name, f"Element-wise {_summary}.", operands=("lhs", "rhs"), shape_fn=_same_shape_binary, traits=_traits,
+             quantized="requantize" if _name in ("add", "sub", "mul", "max", "min") else None)
 for _name in ("equal", "less", "greater"):  # i1 results: never in place
     GRAPH.op(_name, f"Element-wise {_name} comparison; i1 result.", operands=("lhs", "rhs"), shape_fn=_comparison,
              traits={ELEMENTWISE} | ({COMMUTATIVE} if _name == "equal" else set()))
@@ -429,7 +466,8 @@ GRAPH.op("sum", "Element-wise sum of one or more inputs.", operands=("inputs",),
          traits=SYMMETRIC)
 
 # Activations and unary math.
-GRAPH.op("relu", "max(x, 0).", operands=("input",), shape_fn=_same_as_input, traits=POINTWISE)
+GRAPH.op("relu", "max(x, 0).", operands=("input",), shape_fn=_same_as_input, traits=POINTWISE,
+         quantized="requantize")
 for _name in ("sigmoid", "tanh", "erf", "exp", "log", "sqrt", "reciprocal"):
     GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)
 for _name in ("neg", "abs"):
@@ -437,33 +475,34 @@ for _name in ("neg", "abs"):
 GRAPH.op("leaky_relu", "x if x >= 0 else alpha * x.", operands=("input",), attrs={"alpha": F32},
          shape_fn=_float_unary, traits=POINTWISE)
 GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip,
-         traits=POINTWISE)
+         traits=POINTWISE, quantized="requantize")
 GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
          attrs={"approximate": STR}, shape_fn=_gelu, traits=POINTWISE, enums={"approximate": ("none", "tanh")})
 GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)
 GRAPH.op("hard_sigmoid", "max(0, min(1, alpha * x + beta)).", operands=("input",), attrs={"alpha": F32, "beta": F32},
          shape_fn=_float_unary, traits=POINTWISE)
 GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input,
-         traits=POINTWISE | {FORWARDING})
+         traits=POINTWISE | {FORWARDING}, quantized="same_scale")
 GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept for reference.",
-         operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input, traits=POINTWISE | {FORWARDING})
+         operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input, traits=POINTWISE | {FORWARDING},
+         quantized="same_scale")
 
 # Data movement.
 GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape,
-         traits={REARRANGING})
+         traits={REARRANGING}, quantized="same_scale")
 GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast,
          traits={REARRANGING})
 GRAPH.op("convert", "Element type conversion (C-style casts; float to int truncates).", operands=("input",),
          shape_fn=_convert, traits={ELEMENTWISE})
 GRAPH.op("transpose", "Permutes dimensions: result dim i is input dim perm[i].", operands=("input",),
-         attrs={"perm": I64S}, shape_fn=_transpose, traits={REARRANGING})
+         attrs={"perm": I64S}, shape_fn=_transpose, traits={REARRANGING}, quantized="same_scale")
 # Binary, not variadic: IRDL verifies every operand of a variadic group against one
 # constraint variable, which ties their types together (N inputs become a chain).
 GRAPH.op("concat", "Joins `lhs` and `rhs` along `axis`.", operands=("lhs", "rhs"), attrs={"axis": I64},
-         shape_fn=_concat)
+         shape_fn=_concat, quantized="requantize")
 GRAPH.op("slice", "Strided slice, one normalized (start, end, step) per dimension; end -1 means 'through index 0'.",
          operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice,
-         traits={REARRANGING})
+         traits={REARRANGING}, quantized="same_scale")
 GRAPH.op("pad", "Pads each dimension with begins then ends; mode constant, reflect or edge.", operands=("input",),
          attrs={"pads": I64S, "mode": STR, "value": F32}, shape_fn=_pad,
          enums={"mode": ("constant", "reflect", "edge")})
@@ -479,5 +518,17 @@ GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, m
          enums={"coordinate_transformation_mode": ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"),
                 "nearest_mode": ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")})
 
+# Precision conversions (Glow's QuantizeNode, DequantizeNode); scales live in the `!quant.uniform` types.
+GRAPH.op("quantize", "Rounds reals to the result's !quant.uniform type (round half to even, clamped).",
+         operands=("input",), shape_fn=_quantize, quantized="carrier")
+GRAPH.op("dequantize", "The reals a !quant.uniform tensor stands for: (stored - zero_point) * scale.",
+         operands=("input",), shape_fn=_dequantize, quantized="carrier")
+
+# Glow's Profile mode: a probe recording a value's range (`graph-profile-instrument`, `lamina-profile`).
+GRAPH.op("profile", "Records the values of `input` as node output `name`; the interpreter reports them.",
+         operands=("input",), results=(), attrs={"name": STR}, shape_fn=_profile)
+
 # The model's interface: kept even when nothing reads them (an unused input is still an input).
 MODEL_INTERFACE = GRAPH.with_trait(INTERFACE)
+# Ops dead-code elimination keeps: the interface and the profiling probes of Glow's Profile mode.
+KEPT_WITHOUT_USES = MODEL_INTERFACE | {"profile"}

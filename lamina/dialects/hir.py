@@ -27,6 +27,7 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture, parse_architecture
 from lamina.target.tcu.data_layout import channel_tiles, vector_count
+from lamina.target.tcu.program import MAX_SHIFT
 
 from .diagnostics import LaminaError
 from .graph import window_output_size
@@ -210,16 +211,18 @@ def _host(ins, attrs, declared):
 LAYER = {"layer": I64}
 OUT = {"output": "out"}
 
-HIR.op("vars", "A Vars object in DRAM0 at vector `base`.", attrs={"name": STR, "base": I64},
-       shape_fn=_declared_object)
+FORMAT = {"binary_point": I64}  # the object's format: storage integer q means q / 2**binary_point
+
+HIR.op("vars", "A Vars object in DRAM0 at vector `base`, in format `binary_point`.",
+       attrs={"name": STR, "base": I64, **FORMAT}, shape_fn=_declared_object)
 HIR.op("view", "Channels [channel_offset, +C) of a Vars object: a concat input placed in its output.",
        operands=("source",), attrs={"channel_offset": I64}, shape_fn=_view)
 HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of storage integers. Page 0 is "
        "loaded before the program runs; page k > 0 is loaded by the host before the first layer that reads it, "
        "over the previous page (weights larger than DRAM1).",
-       attrs={"base": I64, "page": I64, "value": ELEMENTS}, shape_fn=_consts)
-HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.", attrs=LAYER,
-       shape_fn=_declared_object)
+       attrs={"base": I64, "page": I64, "value": ELEMENTS, **FORMAT}, shape_fn=_consts)
+HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.",
+       attrs={**LAYER, **FORMAT}, shape_fn=_declared_object)
 HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (weights: per "
        "co_t its bias vector, then its present tiles of N vectors; tile_slots: the tile's number per "
        "(co_t, kh, kw, ci_t), present tiles numbered in order, -1 = all-zero).",
@@ -298,6 +301,50 @@ def interface_of(module: ir.Operation) -> tuple[list[str], list[str]]:
 
 
 # ---------------------------------------------------------------------------
+# Formats: every memory object has a binary point; ops with a multiply round at a shift.
+# ---------------------------------------------------------------------------
+
+
+def binary_point_of(value: ir.Value) -> int:
+    """The binary point of the memory object `value` is (a view has its source's)."""
+    owner = value.owner
+    if owner.name == "hir.view":
+        return binary_point_of(owner.operands[0])
+    return HIR.view(owner).attr("binary_point")
+
+
+# (op, operand roles multiplied) for the ops whose result is a rounded product.
+_PRODUCTS = {"matmul": ("input", "weights"), "binary": ("lhs", "rhs"), "channel": ("input", "constant")}
+
+
+def rounding_shift(op: ir.Operation) -> int | None:
+    """The bit a multiplying op rounds its products at (input bp + weight bp - output bp), None for the others.
+
+    `binary` and `channel` multiply only with op = mul; pools and leaky relu
+    multiply by factors at the data type's binary point (architecture default)."""
+    view = HIR.view(op)
+    name = view.name
+    if name not in _PRODUCTS or (name != "matmul" and view.attr("op") != "mul"):
+        return None
+    left, right = (binary_point_of(view.operand(role)) for role in _PRODUCTS[name])
+    return left + right - binary_point_of(view.operand("output"))
+
+
+def _check_formats(op: ir.Operation) -> str | None:
+    """Operands of a non-multiplying op share one format; a multiplying op's shift is a rounding position."""
+    shift = rounding_shift(op)
+    if shift is not None:
+        return None if 0 <= shift <= MAX_SHIFT else \
+            f"rounds its products at bit {shift}, outside 0..{MAX_SHIFT} (input + weight - output binary points)"
+    view = HIR.view(op)
+    points = {role: binary_point_of(view.operand(role)) for role in HIR.lookup(op).operands}
+    if len(set(points.values())) > 1:
+        listed = ", ".join(f"{role} {point}" for role, point in points.items())
+        return f"operands must share one binary point (only multiplying ops rescale), got {listed}"
+    return None
+
+
+# ---------------------------------------------------------------------------
 # Whole-module checks: what needs the architecture or several ops.
 # ---------------------------------------------------------------------------
 
@@ -350,7 +397,7 @@ def _check_op(op: ir.Operation, arch: Architecture) -> str | None:
             return f"operand '{operand_name}' must be a {' or '.join(allowed)} object, got {kind or 'another value'}"
         if kind == "temp" and HIR.view(value.owner).attr("layer") != layer:
             return f"operand '{operand_name}' is a temp of another layer: temps never cross layers"
-    return None
+    return _check_formats(op)
 
 
 def _within(memory: str, base: int, vectors: int, depth: int) -> str | None:

@@ -161,6 +161,18 @@ TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, CO
 # operands of value-semantics ops are all "in".
 ROLES = ("in", "out", "inout")
 
+# How an op with `!quant.uniform` operands computes (Glow's quantized nodes):
+# - "accumulate": integer products summed in i32 onto an i32 bias whose scale is
+#   input scale x weight scale, then requantized to the result's scale
+#   (convolution, fully_connected);
+# - "requantize": on the real values its operands stand for, the result rounded
+#   to its own scale (add, average pooling, relu, ...);
+# - "same_scale": moves stored values; the result keeps its input's scale
+#   (reshape, transpose, max pooling, ...);
+# - "carrier": holds, reads, writes or converts stored values without computing
+#   (constant, placeholder, save, quantize, dequantize).
+QUANTIZED_KINDS = ("accumulate", "requantize", "same_scale", "carrier")
+
 
 @dataclass(frozen=True)
 class OpDef:
@@ -183,12 +195,14 @@ class OpDef:
     variadic: str | None = None  # the name of the one variadic operand group, if any
     roles: dict[str, str] = field(default_factory=dict)
     value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
+    quantized: str | None = None  # how a quantized instance computes (QUANTIZED_KINDS); None: it has none
     traits: frozenset[str] = frozenset()
     enums: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}
         assert not unknown, f"{self.name}: bad roles {unknown}"
+        assert self.quantized in (None, *QUANTIZED_KINDS), f"{self.name}: bad quantized kind {self.quantized}"
         object.__setattr__(self, "traits", frozenset(self.traits))
         assert self.traits <= set(TRAITS), f"{self.name}: unknown traits {sorted(self.traits - set(TRAITS))}"
         bad_enums = [n for n in self.enums if self.attrs.get(n) is not STR]
@@ -337,8 +351,9 @@ class DialectDef:
         operand_specs = [spec_of(v.type) for v in operands]
         declared = list(result_types) if result_types is not None else None
         results = definition.shape_fn(operand_specs, dict(attrs), declared) if definition.shape_fn else declared or []
-        if declared is not None and list(results) != declared:
+        if declared is not None and not same_types(results, declared):
             raise ShapeError(f"{self.name}.{name}: declared results {declared} but the op produces {results}")
+        results = declared if declared is not None else results  # declared quantized scales win
         encoded = {}
         for attr_name, kind in definition.attrs.items():
             value = attrs[attr_name]
@@ -385,10 +400,19 @@ class DialectDef:
             expected = view.definition.shape_fn(operand_specs, attrs, declared)
         except ShapeError as error:
             return str(error)
-        if list(expected) != declared:
+        if not same_types(expected, declared):
             shown = ", ".join(str(s) for s in expected)
             return f"result type mismatch: expected {shown}, got {', '.join(str(s) for s in declared)}"
         return None
+
+
+def same_types(expected: Sequence[TensorSpec], declared: Sequence[TensorSpec]) -> bool:
+    """Whether declared result types are what a shape rule expects. A quantized
+    result may have any stored integer type and scale (a u8 convolution of i8 data
+    is fine): the rule fixes only its shape."""
+    return len(expected) == len(declared) and all(
+        e == d or (e.quant is not None and d.quant is not None and e.shape == d.shape)
+        for e, d in zip(expected, declared))
 
 
 class OpView:

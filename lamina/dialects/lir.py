@@ -24,8 +24,9 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture, parse_architecture
 from lamina.target.tcu.encoding import describe_first, invalid_flags, invalid_opcodes
-from lamina.target.tcu.program import (INSTRUCTION, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag,
-                                         SimdOp, pack_simd, simd_operand_bits, unpack_simd)
+from lamina.target.tcu.program import (INSTRUCTION, MAX_SHIFT, ConfigRegister, DataMoveKind, LoadWeightFlag,
+                                         MatMulFlag, Opcode, SimdFlag, SimdOp, pack_simd, simd_operand_bits,
+                                         unpack_simd)
 
 from .diagnostics import LaminaError, format_location
 from .irdl import BOOL, I64, STR, DialectDef, ShapeError
@@ -53,6 +54,15 @@ LIR.op("simd", "One vector: reads accumulator[read] unless read = -1, computes `
        "with `accumulate` adds) it to accumulator[write] unless write = -1.",
        results=(), attrs={"op": STR, "left": I64, "right": I64, "dest": I64, "read": I64, "write": I64,
                           "accumulate": BOOL})
+LIR.op("configure", "Sets a configuration register: `register` array_shift (MatMul rounding position) or "
+       "simd_shift (SIMD Multiply rounding position) to `value`.",
+       results=(), attrs={"register": STR, "value": I64})
+
+# Configure registers by LIR name.
+CONFIG_REGISTERS = {register.name.lower(): register for register in ConfigRegister}
+_CONFIG_NAME_OF_CODE = np.full(16, "", dtype=object)
+for _register in ConfigRegister:
+    _CONFIG_NAME_OF_CODE[_register] = _register.name.lower()
 
 # DataMove kinds as (source, target, accumulate).
 DATA_MOVES: dict[DataMoveKind, tuple[str, str, bool]] = {
@@ -112,6 +122,7 @@ _TEMPLATES = {
                          'zeroes = {}}} : () -> ()'),
     Opcode.SIMD: ('"lir.simd"() {{accumulate = {}, dest = {} : i64, left = {} : i64, op = "{}", read = {} : i64, '
                   'right = {} : i64, write = {} : i64}} : () -> ()'),
+    Opcode.CONFIGURE: '"lir.configure"() {{register = "{}", value = {} : i64}} : () -> ()',
 }
 _BOOLS = np.array(["false", "true"])
 
@@ -140,6 +151,8 @@ def _columns(opcode: Opcode, rows: np.ndarray, arch: Architecture) -> list[np.nd
         read = np.where(rows["flags"] & SimdFlag.READ, rows["op1"].astype(np.int64), NONE)
         write = np.where(rows["flags"] & SimdFlag.WRITE, rows["op0"].astype(np.int64), NONE)
         return [_flag(rows, SimdFlag.ACCUMULATE), dest, left, _SIMD_NAME_OF_CODE[op], read, right, write]
+    if opcode == Opcode.CONFIGURE:
+        return [_CONFIG_NAME_OF_CODE[rows["op0"].astype(np.intp) & 0xF], rows["op1"]]
     return []
 
 
@@ -233,12 +246,21 @@ def _simd(a: dict, arch: Architecture) -> tuple:
             pack_simd(SIMD_OPS_BY_NAME[a["op"]], a["left"], a["right"], a["dest"], registers))
 
 
+def _configure(a: dict, arch: Architecture) -> tuple:
+    if a["register"] not in CONFIG_REGISTERS:
+        raise ShapeError(f"unknown configure register '{a['register']}'; registers: {', '.join(CONFIG_REGISTERS)}")
+    if not 0 <= a["value"] <= MAX_SHIFT:
+        raise ShapeError(f"value = {a['value']} is not a rounding position 0..{MAX_SHIFT}")
+    return (Opcode.CONFIGURE, 0, int(CONFIG_REGISTERS[a["register"]]), 0, a["value"], 0, 0)
+
+
 _RECORDS: dict[str, Callable[[dict, Architecture], tuple]] = {
     "noop": lambda a, arch: (Opcode.NOOP, 0, 0, 0, 0, 0, 0),
     "matmul": _matmul,
     "data_move": _data_move,
     "load_weight": _load_weight,
     "simd": _simd,
+    "configure": _configure,
 }
 
 
@@ -343,6 +365,14 @@ def _showable_checks(program: np.ndarray, arch: Architecture) -> list[Check]:
     for field in ("op1_stride", "op2"):
         checks.append((load_weight & (program[field] != 0),
                        lambda i, f=field: f"LOAD_WEIGHT has {f} = {program[f][i]}, not 0"))
+    configure = opcode == Opcode.CONFIGURE
+    checks.append((configure & ~np.isin(program["op0"], [int(r) for r in ConfigRegister]),
+                   lambda i: f"CONFIGURE names register {program['op0'][i]:#x}, not one Lamina executes"))
+    checks.append((configure & (program["op1"] > MAX_SHIFT),
+                   lambda i: f"CONFIGURE value {program['op1'][i]} is beyond the largest rounding position {MAX_SHIFT}"))
+    for field in ("op0_stride", "op1_stride", "op2"):
+        checks.append((configure & (program[field] != 0),
+                       lambda i, f=field: f"CONFIGURE has {f} = {program[f][i]}, not 0"))
     bits = 4 + 3 * simd_operand_bits(arch.simd_registers_depth)
     checks.append((simd & ((program["op2"] >> np.uint64(bits)) != 0),
                    lambda i: f"SIMD sub-instruction {program['op2'][i]:#x} has bits above its {bits}"))

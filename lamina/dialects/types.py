@@ -7,10 +7,11 @@ ordinary Python that is easy to test without a context.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 from mlir import ir
+from mlir.dialects import quant
 
 from lamina.errors import LaminaError
 
@@ -45,11 +46,57 @@ class UnsupportedType(LaminaError, ValueError):
 
 
 @dataclass(frozen=True)
+class QuantParams:
+    """An upstream `!quant.uniform` element type: real = (stored - zero_point) * scale.
+
+    One scale and zero point per tensor (`axis` None) or per index of `axis`.
+    The stored integer type is the owning `TensorSpec`'s dtype; values are
+    clamped to [qmin, qmax] (a narrow range such as [-127, 127] is allowed).
+    """
+
+    scales: tuple[float, ...]
+    zero_points: tuple[int, ...]
+    axis: int | None
+    qmin: int
+    qmax: int
+    expressed: np.dtype = np.dtype(np.float32)
+
+    def __post_init__(self):
+        object.__setattr__(self, "scales", tuple(float(s) for s in self.scales))
+        object.__setattr__(self, "zero_points", tuple(int(z) for z in self.zero_points))
+        object.__setattr__(self, "expressed", np.dtype(self.expressed))
+
+    def broadcast(self, values, rank: int) -> np.ndarray:
+        """Scales or zero points shaped to broadcast against a tensor of `rank` dims."""
+        array = np.asarray(values)
+        if self.axis is None:
+            return array.reshape(())
+        return array.reshape([-1 if d == self.axis else 1 for d in range(rank)])
+
+    def element_type(self, storage: np.dtype) -> ir.Type:
+        storage_type = ir.IntegerType.get_signless(np.dtype(storage).itemsize * 8)
+        flags = quant.QuantizedType.FLAG_SIGNED if np.dtype(storage).kind == "i" else 0
+        expressed = element_type(self.expressed)
+        if self.axis is None:
+            return quant.UniformQuantizedType.get(flags, storage_type, expressed, self.scales[0],
+                                                  self.zero_points[0], self.qmin, self.qmax)
+        return quant.UniformQuantizedPerAxisType.get(flags, storage_type, expressed, list(self.scales),
+                                                     list(self.zero_points), self.axis, self.qmin, self.qmax)
+
+
+@dataclass(frozen=True)
 class TensorSpec:
-    """A statically shaped tensor type: what every graph value has."""
+    """A statically shaped tensor type: what every graph value has.
+
+    A quantized tensor's dtype is its stored integer type and `quant` its
+    scales. `quant` takes no part in equality: shape rules compare shapes and
+    stored types, and an op that changes the scale (a convolution, an add)
+    takes its result's scale from the declared result type.
+    """
 
     shape: tuple[int, ...]
     dtype: np.dtype
+    quant: QuantParams | None = field(default=None, compare=False)
 
     def __post_init__(self):
         object.__setattr__(self, "shape", tuple(int(d) for d in self.shape))
@@ -68,15 +115,29 @@ class TensorSpec:
         return self.num_elements * self.dtype.itemsize
 
     def with_shape(self, shape) -> "TensorSpec":
-        return TensorSpec(tuple(shape), self.dtype)
+        return TensorSpec(tuple(shape), self.dtype, self.quant)
 
     def with_dtype(self, dtype) -> "TensorSpec":
         return TensorSpec(self.shape, np.dtype(dtype))
 
+    def with_quant(self, quant: QuantParams | None, dtype=None) -> "TensorSpec":
+        return TensorSpec(self.shape, self.dtype if dtype is None else dtype, quant)
+
     def __str__(self) -> str:
         dims = "x".join(str(d) for d in self.shape)
         element = dtype_to_mlir_name(self.dtype)
+        if self.quant is not None:
+            element = _quant_text(self.quant, element)
         return f"tensor<{dims}x{element}>" if dims else f"tensor<{element}>"
+
+
+def _quant_text(params: QuantParams, storage: str) -> str:
+    bounds = f"{storage}<{params.qmin}:{params.qmax}>"
+    expressed = dtype_to_mlir_name(params.expressed)
+    pairs = ",".join(f"{s:g}:{z}" for s, z in zip(params.scales, params.zero_points))
+    if params.axis is None:
+        return f"!quant.uniform<{bounds}:{expressed}, {pairs}>"
+    return f"!quant.uniform<{bounds}:{expressed}:{params.axis}, {{{pairs}}}>"
 
 
 def dtype_to_mlir_name(dtype) -> str:
@@ -95,15 +156,32 @@ def element_type(dtype) -> ir.Type:
 
 
 def dtype_of(element: ir.Type) -> np.dtype:
-    """The NumPy dtype of an MLIR element type."""
+    """The NumPy dtype of an MLIR element type (a quantized one's stored type)."""
+    if isinstance(element, (quant.UniformQuantizedType, quant.UniformQuantizedPerAxisType)):
+        stored = dtype_of(element.storage_type)
+        return stored if element.is_signed else np.dtype(f"u{stored.name}")
     try:
         return _DTYPE_BY_TYPE_STR[str(element)]
     except KeyError:
         raise UnsupportedType(f"element type {element} is not supported") from None
 
 
+def quant_params(element: ir.Type) -> QuantParams | None:
+    """The scales of a `!quant.uniform` element type; None for other types."""
+    if isinstance(element, quant.UniformQuantizedType):
+        return QuantParams((element.scale,), (element.zero_point,), None, element.storage_type_min,
+                           element.storage_type_max, dtype_of(element.expressed_type))
+    if isinstance(element, quant.UniformQuantizedPerAxisType):
+        return QuantParams(element.scales, element.zero_points, element.quantized_dimension,
+                           element.storage_type_min, element.storage_type_max, dtype_of(element.expressed_type))
+    if isinstance(element, quant.QuantizedType):
+        raise UnsupportedType(f"element type {element} is not supported (only !quant.uniform)")
+    return None
+
+
 def to_mlir(spec: TensorSpec) -> ir.RankedTensorType:
-    return ir.RankedTensorType.get(list(spec.shape), element_type(spec.dtype))
+    element = spec.quant.element_type(spec.dtype) if spec.quant is not None else element_type(spec.dtype)
+    return ir.RankedTensorType.get(list(spec.shape), element)
 
 
 def to_memref(spec: TensorSpec) -> ir.MemRefType:
@@ -140,4 +218,4 @@ def _uncached_spec_of(type_: ir.Type) -> TensorSpec:
         raise UnsupportedType(f"expected a static shape, got {type_}")
     if isinstance(type_, ir.MemRefType) and not _identity_layout(type_):
         raise UnsupportedType(f"expected an identity-layout memref, got {type_}")
-    return TensorSpec(tuple(type_.shape), dtype_of(type_.element_type))
+    return TensorSpec(tuple(type_.shape), dtype_of(type_.element_type), quant_params(type_.element_type))

@@ -39,22 +39,26 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
+from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights, run_onnx
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.partition import classify, host_interface
 from lamina.passes.conversion.hir_to_lir import schedule
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
-
+from lamina.runtime import graph_interpreter
+from lamina.runtime.calibration import value_ranges
 from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.target.tcu.data_layout import vector_count
 from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
+
+from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
 MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
+FORMATS = ("calibrated", "tensil")  # a binary point per tensor, or the data type's everywhere (Tensil)
 
 
 Progress = Callable[[str], None]  # hears the name of each stage as it starts
@@ -120,17 +124,26 @@ class _Stages:
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
                   input_shapes: dict[str, tuple[int, ...]] | None = None, random_weights: int | None = None,
-                  progress: Progress | None = None, emit: Collection[str] = DEFAULT_EMIT) -> CompileResult:
+                  progress: Progress | None = None, emit: Collection[str] = DEFAULT_EMIT,
+                  formats: str = "calibrated", calibration_inputs: str | None = None,
+                  samples: int = DEFAULT_SAMPLES, check: bool = True) -> CompileResult:
     """Compile `source` for `arch` into `outdir`; see the module docstring for the files.
 
     `random_weights` (a seed) replaces an ONNX model's `ConstantOfShape`
     weights by seeded random ones (`lamina/frontend/random_weights.py`). A model that
     does not fit the architecture fails with the memory manager's (DRAM) or
     the scheduler's (local memory, accumulators) LaminaError.
+    `formats`: "calibrated" (a binary point per tensor, from the samples) or
+    "tensil" (every tensor in the data type, as Tensil). The samples are
+    `calibration_inputs` (an npz with a leading sample axis per input) or
+    `samples` seeded random inputs; with `check`, the written model is
+    simulated on them and compared with the float model (`accuracy.py`).
     """
     unknown = sorted(set(emit) - set(LEVELS))
     if unknown:
         raise LaminaError(f"unknown level(s) to emit: {', '.join(unknown)} (levels: {', '.join(LEVELS)})")
+    if formats not in FORMATS:
+        raise LaminaError(f"formats must be one of {', '.join(FORMATS)}, got '{formats}'")
     architecture = arch if isinstance(arch, Architecture) else load_architecture(arch)
     outdir = Path(outdir)
     try:
@@ -141,8 +154,10 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     context = make_context()
 
     with stages.stage("import"):
-        graph, model_name, peak = _load(str(source), context, input_shapes, random_weights)
+        graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
         stages.write_module("graph", graph)
+        calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
+                                                         random_weights or 0)
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
         stages.write_module("graph-optimized", graph)
@@ -156,7 +171,9 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
         input_specs, output_specs = model.inputs(graph), model.outputs(graph)
-        convert_graph_to_hir(graph, architecture)  # in place: `graph` is now the HIR module
+        # in place: `graph` is now the HIR module
+        float_layers = convert_graph_to_hir(graph, architecture, lambda module: value_ranges(module, calibration),
+                                            calibrated=formats == "calibrated")
         stages.write_module("hir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)
@@ -178,6 +195,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
             pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
         for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
+    accuracy = None
+    if check:
+        with stages.stage("check (simulate the samples)"):
+            float_model, reference = _float_model(proto, str(source), context)
+            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference,
+                                      float_layers, formats, scheduled.program)
     host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
@@ -192,7 +215,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         consts_pages=len(scheduled.consts) - 1,
         page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
         true_consts_scalars=accelerator_constants - host_constants,
-        stage_seconds=dict(stages.seconds))
+        stage_seconds=dict(stages.seconds), accuracy=accuracy)
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
     return CompileResult(outdir, stages.files, summary, peak)
@@ -212,16 +235,27 @@ def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, Ten
             view = HIR.view(op)
             shape = spec_of(op.results[0].type).shape
             placed[view.attr("name")] = TensorEntry(view.attr("name"), view.attr("base"),
-                                                    vector_count(shape, arch.array_size), shape)
+                                                    vector_count(shape, arch.array_size), shape,
+                                                    view.attr("binary_point"))
     inputs = [placed.get(name) or TensorEntry(name, None, 0, input_specs[name].shape) for name in input_names]
     outputs = [placed.get(name) or TensorEntry(name, None, 0, output_specs[name].shape) for name in output_names]
     # Outputs the accelerator computes are Vars too: a host segment may read them.
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
 
 
+def _float_model(proto, source: str, context: ir.Context) -> tuple[Callable, str]:
+    """What the accuracy check compares with: onnxruntime on the ONNX model, else the graph interpreter
+    on the graph module as given."""
+    if proto is not None:
+        return (lambda feeds: run_onnx(proto, feeds)), "onnxruntime"
+    graph = parse_module(Path(source).read_text(encoding="utf-8"), context, source)
+    return (lambda feeds: graph_interpreter.run(graph, feeds)), "the graph interpreter"
+
+
 def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
-          random_weights: int | None) -> tuple[ir.Operation, str, float | None]:
-    """The graph module, the model's name, and the activation peak when weights were randomized."""
+          random_weights: int | None) -> tuple[ir.Operation, str, float | None, object]:
+    """The graph module, the model's name, the activation peak when weights were randomized, and the
+    (randomized) ONNX model, None for a graph module."""
     if source.endswith(".mlir"):
         if random_weights is not None or input_shapes:
             raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
@@ -232,14 +266,14 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
             raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
         module = parse_module(text, context, source)
         _require_graph_module(module, source)
-        return module, Path(source).stem, None
+        return module, Path(source).stem, None, None
     name = source[len(LIGHT_PREFIX):] if source.startswith(LIGHT_PREFIX) else Path(source).stem
     proto = load_onnx(source)
     peak = None
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)
         peak = activation_peak(proto, random_inputs(proto, random_weights))
-    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak
+    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 
 
 def _require_graph_module(module: ir.Operation, source: str) -> None:

@@ -21,7 +21,10 @@ definitions:
   when the consts do not fit at once (0: everything is loaded before it),
   and the bytes those loads move per run;
 - DRAM traffic: bytes moved by DataMove instructions between DRAM and local
-  memory, counted from the program itself.
+  memory, counted from the program itself;
+- accuracy (when the compile checked itself, `accuracy.py`): per output the
+  simulated binary against the float model on the calibration samples, and
+  the worst layer by SQNR.
 
 The summary is built once (`CompileSummary`) and printed as an aligned table
 (`summary_text`) or JSON (`summary_json`), so both always agree.
@@ -38,6 +41,8 @@ from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.instruction_layout import InstructionLayout, bits_to_address
 from lamina.target.tcu.latency import mac_efficiency, vectors_moved
 from lamina.target.tcu.program import DataMoveKind, Opcode
+
+from .accuracy import AccuracyReport, accuracy_text
 
 DRAM0_KINDS = (DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM0)
 DRAM1_KINDS = (DataMoveKind.DRAM1_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM1)
@@ -84,6 +89,7 @@ class CompileSummary:
     page_vectors: int  # vectors of those pages (each loaded once per run)
     true_consts_scalars: int
     stage_seconds: dict[str, float]
+    accuracy: AccuracyReport | None = None  # the compile's self-check (accuracy.py)
 
     # -- derived statistics --------------------------------------------------
 
@@ -188,13 +194,18 @@ def _usage(vectors: int, depth: int, n: int) -> dict:
 # -- text ---------------------------------------------------------------------
 
 def summary_json(summary: CompileSummary) -> str:
-    return json.dumps(summary.to_json(), indent=2) + "\n"
+    return json.dumps(_with_accuracy(summary.to_json(), summary), indent=2) + "\n"
+
+
+def _with_accuracy(stats: dict, summary: CompileSummary) -> dict:
+    return {**stats, "accuracy": summary.accuracy.to_json()} if summary.accuracy else stats
 
 
 def summary_text(summary: CompileSummary) -> str:
-    """Tensil-like aligned text: the compile summary, the host partition, the layers table."""
+    """Tensil-like aligned text: the compile summary, the host partition, the layers table, the accuracy."""
     stats = summary.to_json()
-    sections = [_compiler_section(stats), _host_section(stats), _layers_section(stats)]
+    sections = [_compiler_section(stats), _host_section(stats), _layers_section(stats),
+                accuracy_text(summary.accuracy) if summary.accuracy else ""]
     return "\n\n".join(section for section in sections if section) + "\n"
 
 

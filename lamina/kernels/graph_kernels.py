@@ -38,6 +38,7 @@ class Node:
     results: list[TensorSpec]
     inputs: Mapping[str, np.ndarray] = field(default_factory=dict)  # model inputs, read by placeholder
     outputs: dict[str, np.ndarray] = field(default_factory=dict)  # model outputs, written by save
+    operands: list[TensorSpec] = field(default_factory=list)  # operand types (their !quant.uniform scales)
 
     @property
     def result(self) -> TensorSpec:
@@ -376,3 +377,7 @@ def nearest_source_indices(size: int, out: int, scale: float, transformation: st
         "round_prefer_ceil": np.where(fraction >= 0.5, floor + 1, floor),
     }[rounding]
     return np.clip(rounded, 0, size - 1).astype(np.int64)
+
+
+# The precision ops' kernels (quantize, dequantize, profile) live with the quantized execution rules.
+from . import quantized_kernels  # noqa: E402,F401  (registers them; imports this module's table)

@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 from lamina.backends import BackendName
+from lamina.quantization.calibration import Calibration, Schema
 from lamina.passes.options import option
 from lamina.passes.registry import Pipeline, register_pipeline
 
@@ -55,19 +57,48 @@ class GraphOptimize(Pipeline):
 
     The backend decides what is lowered and what must be supported at the
     end; compilation stops with one error per op it cannot run. Glow's
-    precision stage (profiling, quantization, FP16) comes after lowering;
-    it is left out until Lamina has quantization.
+    precision stage comes right after lowering: `precision=profile` adds
+    profiling probes (`graph-profile-instrument`), `precision=int8|int16`
+    quantizes from `profile` (`graph-quantize`, which takes the schema,
+    calibration, per-channel and keep options), then `fp16` computes what
+    is left in f32 in f16 (`graph-convert-to-fp16`); `float` without `fp16`
+    changes nothing.
     """
 
     name = "graph-optimize"
     summary = "The graph pipeline for a backend: fold, simplify, lower, simplify, backend transform, simplify, check"
 
     backend: BackendName = option("reference", "the backend to optimize for")
+    precision: Literal["float", "profile", "int8", "int16"] = option("float", "Glow's precision mode")
+    profile: str = option("", "with precision=int8|int16: the profile (lamina-profile) of this graph")
+    schema: Schema = option("asymmetric", "with precision=int8|int16: how ranges map to integers")
+    calibration: Calibration = option("minmax", "with precision=int8|int16: minmax or kl")
+    per_channel: bool = option(False, "with precision=int8|int16: one weight scale per output channel")
+    fp16: bool = option(False, "then compute the ops left in f32 in f16 (graph-convert-to-fp16)")
+    keep: tuple[str, ...] = option((), "graph op kinds quantization and fp16 leave in f32")
+
+    def precision_stage(self) -> list[str]:
+        """Glow's transformForPrecisionMode: profiling probes, or quantization then FP16 (mixed precision)."""
+        if self.precision == "profile":
+            return ["graph-profile-instrument"]
+        keep = f" keep={','.join(self.keep)}" if self.keep else ""
+        stage = []
+        if self.precision in ("int8", "int16"):
+            stage.append(f"graph-quantize{{profile={self.profile} precision={self.precision} schema={self.schema} "
+                         f"calibration={self.calibration} per-channel={str(self.per_channel).lower()} "
+                         f"backend={self.backend}{keep}}}")
+        if self.fp16:
+            stage.append(f"graph-convert-to-fp16{{{keep.strip()}}}")
+        return stage
+
+    def before_precision(self) -> list[str]:
+        """The stages before Glow's precision stage: what a profile must be taken after."""
+        return ["graph-fold", "graph-simplify", f"graph-lower{{backend={self.backend}}}"]
 
     def stages(self) -> list[str]:
         """The pipeline's elements in order; the last one is the support check."""
         target = f"{{backend={self.backend}}}"
-        return ["graph-fold", "graph-simplify", f"graph-lower{target}", "graph-simplify",
+        return [*self.before_precision(), *self.precision_stage(), "graph-simplify",
                 f"graph-backend-transform{target}", "graph-simplify", f"graph-check-support{target}"]
 
     def expand(self) -> str:

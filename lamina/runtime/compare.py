@@ -21,12 +21,17 @@ class Difference:
     (a zero reference has no relative error; `max_abs` covers it). Both are
     None when the shapes differ. `mismatch` says what differs besides values
     (shapes, element types); it is None when the tensors are alike.
+    `cosine` and `sqnr_db` (`cosine_similarity`, `sqnr_db`) say how much of
+    the signal survives, which max errors alone hide; None when the shapes
+    differ or the values are not finite.
     """
 
     name: str
     max_abs: float | None
     max_rel: float | None
     mismatch: str | None = None
+    cosine: float | None = None
+    sqnr_db: float | None = None
 
 
 @dataclass(frozen=True)
@@ -57,4 +62,25 @@ def difference(name: str, actual: np.ndarray, reference: np.ndarray) -> Differen
     error[alike] = 0.0  # equal infinities and NaN against NaN are no error; any other NaN shows as NaN
     differing = ~alike & (wide_reference != 0)
     relative = error[differing] / np.abs(wide_reference[differing])
-    return Difference(name, float(error.max()), float(relative.max()) if relative.size else 0.0, mismatch)
+    finite = bool(np.isfinite(wide_actual).all() and np.isfinite(wide_reference).all())
+    return Difference(name, float(error.max()), float(relative.max()) if relative.size else 0.0, mismatch,
+                      cosine_similarity(wide_actual, wide_reference) if finite else None,
+                      sqnr_db(wide_actual, wide_reference) if finite else None)
+
+
+def cosine_similarity(actual: np.ndarray, reference: np.ndarray) -> float:
+    """cos(actual, reference) over all elements as one vector; 1.0 when both are zero, 0.0 when one is."""
+    a, r = np.asarray(actual, np.float64).ravel(), np.asarray(reference, np.float64).ravel()
+    norms = float(np.linalg.norm(a) * np.linalg.norm(r))
+    if norms == 0:
+        return 1.0 if not a.any() and not r.any() else 0.0
+    return float(np.dot(a, r) / norms)
+
+
+def sqnr_db(actual: np.ndarray, reference: np.ndarray) -> float:
+    """Signal-to-quantization-noise ratio: 10 log10(sum r^2 / sum (a - r)^2); inf when equal."""
+    a, r = np.asarray(actual, np.float64).ravel(), np.asarray(reference, np.float64).ravel()
+    noise, signal = float(np.sum((a - r) ** 2)), float(np.sum(r ** 2))
+    if noise == 0:
+        return float("inf")
+    return float(10 * np.log10(signal / noise)) if signal else float("-inf")

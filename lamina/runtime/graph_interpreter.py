@@ -12,7 +12,7 @@ memory stays near a real executor's.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 from mlir import ir
@@ -25,13 +25,17 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KernelError, Node
+from lamina.kernels.quantized_kernels import evaluate
 
 
-def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
+def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],
+        observe: Callable[[ir.Value, np.ndarray], None] | None = None) -> dict[str, np.ndarray]:
     """Execute a graph-dialect model; returns save name -> array.
 
     `inputs` maps every placeholder name to an array of exactly its type.
+    `observe`, if given, sees every op result as it is computed (calibration
+    measures ranges with it, the accuracy check layer values).
     Raises LaminaError for invalid IR, ops that are not graph ops, wrong
     inputs and data-dependent failures (naming the op's location).
     """
@@ -44,13 +48,15 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     with np.errstate(all="ignore"):  # IEEE semantics: x / 0 is inf, log(-1) is nan, as in onnxruntime
         for index, (op, definition) in enumerate(program):
             view = OpView(op, definition)
-            node = Node(view.attrs(), view.result_specs(), feeds, outputs)
+            node = Node(view.attrs(), view.result_specs(), feeds, outputs, view.operand_specs())
             try:
-                result = KERNELS[definition.name](node, *(values[v] for v in op.operands))
+                result = evaluate(definition.name, node, *(values[v] for v in op.operands))
             except KernelError as error:
                 raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
             if node.results:
                 values[op.results[0]] = checked_result(result, node.result, op)
+                if observe is not None:
+                    observe(op.results[0], values[op.results[0]])
             for value in dying[index]:
                 del values[value]
     return outputs

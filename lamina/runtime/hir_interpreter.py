@@ -18,7 +18,7 @@ Vars has that name, also written to DRAM0.
 from __future__ import annotations
 
 import itertools
-from typing import Mapping
+from typing import Callable, Mapping
 
 import numpy as np
 from mlir import ir
@@ -27,7 +27,8 @@ from lamina.target.tcu.data_layout import as_nchw, channel_tiles, from_vectors, 
 from lamina.target.tcu.fixed_point import DataType, scale_factors
 from lamina.dialects.context import check_module, embedded_source, parse_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.dialects.hir import HIR, architecture_of, interface_of, matmul_weight_offsets, window_output_shape
+from lamina.dialects.hir import (HIR, architecture_of, binary_point_of, interface_of, matmul_weight_offsets,
+                                 rounding_shift, window_output_shape)
 from lamina.dialects.model import body_ops
 from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.model import inputs as graph_inputs
@@ -46,7 +47,8 @@ def computes(*names: str):
     def decorate(method):
         def run(machine: "_Machine", op: ir.Operation) -> None:
             output, *sources = op.operands
-            machine.temps[output] = method(machine, sources, HIR.view(op).attrs(), spec_of(output.type).shape)
+            attrs = {**HIR.view(op).attrs(), "shift": rounding_shift(op), "binary_point": binary_point_of(output)}
+            machine.temps[output] = method(machine, sources, attrs, spec_of(output.type).shape)
 
         step(*names)(run)
         return method
@@ -71,16 +73,21 @@ def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
     return {name: TensorSpec(shapes[name], np.float32) for name in names}
 
 
-def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Execute a HIR model; returns output name -> float32 array."""
+def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray],
+            observe: Callable[[str, np.ndarray], None] | None = None) -> dict[str, np.ndarray]:
+    """Execute a HIR model; returns output name -> float32 array.
+
+    `observe`, if given, hears every layer's save into a Vars object: its name and value as floats
+    (the compile summary's per-layer accuracy)."""
     check_module(module)
     input_names, output_names = interface_of(module)
     given = graph_interpreter.check_inputs(inputs(module), feeds)
     machine = _Machine(module)
+    machine.observe = observe
     machine.host_values.update(given)
     for name in input_names:
         if name in machine.vars_by_name:
-            machine.write_named(name, machine.data_type.from_float(given[name]))
+            machine.write_named(name, machine.format_of(name).from_float(given[name]))
     for op in body_ops(module):
         machine.execute(op)
     outputs = {}
@@ -88,7 +95,7 @@ def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray]) -> dict[str, 
         if name in machine.host_values and name not in input_names:
             outputs[name] = np.asarray(machine.host_values[name], dtype=np.float32)
         elif name in machine.vars_by_name:
-            outputs[name] = machine.data_type.to_float(machine.read_named(name))
+            outputs[name] = machine.format_of(name).to_float(machine.read_named(name))
         else:
             raise LaminaError(f"HIR model output '{name}' is written by nothing")
     return outputs
@@ -107,6 +114,7 @@ class _Machine:
         self.consts: dict[ir.Value, np.ndarray] = {}
         self.temps: dict[ir.Value, np.ndarray] = {}
         self.host_values: dict[str, np.ndarray] = {}
+        self.observe: Callable[[str, np.ndarray], None] | None = None
         ops = body_ops(module)
         for op in ops:
             if op.name in ("hir.vars", "hir.view"):
@@ -138,6 +146,10 @@ class _Machine:
     def write(self, value: ir.Value, tensor: np.ndarray) -> None:
         base, shape = self.places[value]
         self.dram0[base:base + vector_count(shape, self.lanes)] = to_vectors(tensor.reshape(shape), self.lanes)
+
+    def format_of(self, name: str) -> DataType:
+        """The data type at the binary point of the Vars named `name`."""
+        return self.data_type.at(binary_point_of(self.vars_by_name[name]))
 
     def read_named(self, name: str, shape=None) -> np.ndarray:
         return self.read(self.vars_by_name[name], shape)
@@ -176,6 +188,9 @@ class _Machine:
     def _save(self, op):
         output, source = op.operands
         self.write(output, self.temps[source])
+        if self.observe is not None and output.owner.name == "hir.vars":
+            name = HIR.view(output.owner).attr("name")
+            self.observe(name, self.format_of(name).to_float(self.temps[source]))
 
     @computes("load")
     def _load(self, sources, attrs, shape):
@@ -188,7 +203,7 @@ class _Machine:
     @computes("binary")
     def _binary(self, sources, attrs, shape):
         lhs, rhs = (self.temps[value] for value in sources)
-        return self.elementwise(attrs["op"], lhs, rhs)
+        return self.elementwise(attrs["op"], lhs, rhs, attrs["shift"])
 
     @computes("channel")
     def _channel(self, sources, attrs, shape):
@@ -196,10 +211,12 @@ class _Machine:
         channels = data.shape[1]
         constant = self.consts[sources[1]].reshape(-1)[:channels].reshape((1, channels) + (1,) * (data.ndim - 2))
         lhs, rhs = (constant, data) if attrs["swap"] else (data, constant)
-        return self.elementwise(attrs["op"], lhs, rhs)
+        return self.elementwise(attrs["op"], lhs, rhs, attrs["shift"])
 
-    def elementwise(self, op: str, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        if op in ("add", "sub", "mul"):
+    def elementwise(self, op: str, lhs: np.ndarray, rhs: np.ndarray, shift: int | None) -> np.ndarray:
+        if op == "mul":
+            return self.data_type.mul(lhs, rhs, shift)
+        if op in ("add", "sub"):
             return getattr(self.data_type, op)(lhs, rhs)
         return (np.maximum if op == "max" else np.minimum)(lhs, rhs)
 
@@ -209,7 +226,8 @@ class _Machine:
 
     @computes("clip")
     def _clip(self, sources, attrs, shape):
-        low, high = (int(self.data_type.from_float(attrs[bound])) for bound in ("min", "max"))
+        data_type = self.data_type.at(attrs["binary_point"])
+        low, high = (int(data_type.from_float(attrs[bound])) for bound in ("min", "max"))
         return np.minimum(np.maximum(self.temps[sources[0]], low), high)
 
     @computes("leaky_relu")
@@ -219,7 +237,8 @@ class _Machine:
 
     @computes("matmul")
     def _matmul(self, sources, attrs, shape):
-        return matmul(self.read(sources[0]), self.consts[sources[1]], attrs, shape, self.data_type, self.lanes)
+        return matmul(self.read(sources[0]), self.consts[sources[1]], attrs, shape, self.data_type, self.lanes,
+                      attrs["shift"])
 
     @computes("pool")
     def _pool(self, sources, attrs, shape):
@@ -232,17 +251,17 @@ class _Machine:
             if name in self.host_values:
                 feeds[name] = self.host_values[name]
             elif name in self.vars_by_name:
-                feeds[name] = self.data_type.to_float(self.read_named(name, spec.shape))
+                feeds[name] = self.format_of(name).to_float(self.read_named(name, spec.shape))
             else:
                 raise LaminaError(f"host segment reads '{name}', which is neither a host value nor a Vars object")
         for name, value in graph_interpreter.run(module, feeds).items():
             self.host_values[name] = value
             if name in self.vars_by_name:
-                self.write_named(name, self.data_type.from_float(value))
+                self.write_named(name, self.format_of(name).from_float(value))
 
 
 def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[int, ...], data_type: DataType,
-           lanes: int) -> np.ndarray:
+           lanes: int, shift: int | None = None) -> np.ndarray:
     """`hir.matmul`: per (kh, kw, ci_t), one array pass for every channel tile with a present tile there.
 
     A pass adds the co_t's bias only on its first present tile (the one that overwrites), as the array
@@ -272,7 +291,7 @@ def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[in
         weights = loaded.transpose(1, 0, 2).reshape(lanes, -1)
         first = ~started[present]
         bias = np.where(first[:, None], image[bias_offsets[present]], 0)
-        passes = data_type.matmul(vectors, weights, bias.reshape(-1)).reshape(-1, present.size, lanes)
+        passes = data_type.matmul(vectors, weights, bias.reshape(-1), shift).reshape(-1, present.size, lanes)
         acc[:, present] = np.where(first[None, :, None], passes, data_type.add(acc[:, present], passes))
         started[present] = True
     result = acc.reshape(n, ho, wo, co_tiles * lanes).transpose(0, 3, 1, 2)[:, :co]

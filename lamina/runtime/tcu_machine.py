@@ -30,8 +30,8 @@ import numpy as np
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.fixed_point import DataType
-from lamina.target.tcu.program import (DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag, SimdOp,
-                                         unpack_simd)
+from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, LoadWeightFlag, MatMulFlag,
+                                         Opcode, SimdFlag, SimdOp, unpack_simd)
 from lamina.dialects.diagnostics import LaminaError
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
@@ -106,14 +106,19 @@ def memory_extents(program: np.ndarray, arch: Architecture, first_index: int = 0
     depths = {DRAM0: arch.dram0_depth, DRAM1: arch.dram1_depth, LOCAL: arch.local_depth,
               ACCUMULATORS: arch.accumulator_depth}
     opcode = program["opcode"]
-    executable = (Opcode.NOOP, Opcode.MATMUL, Opcode.DATA_MOVE, Opcode.LOAD_WEIGHT, Opcode.SIMD)
+    executable = (Opcode.NOOP, Opcode.MATMUL, Opcode.DATA_MOVE, Opcode.LOAD_WEIGHT, Opcode.SIMD, Opcode.CONFIGURE)
     supported = np.isin(opcode, [int(code) for code in executable])
     bad_move = (opcode == Opcode.DATA_MOVE) & ~np.isin(program["flags"], [int(kind) for kind in _MOVES])
     simd = SimdFields.of(program, arch.simd_registers_depth)
     registers = np.maximum(np.maximum(simd.left, simd.right), simd.dest)
     bad_register = (opcode == Opcode.SIMD) & (registers > arch.simd_registers_depth)
+    configure = opcode == Opcode.CONFIGURE
+    bad_configure = configure & (~np.isin(program["op0"], [int(r) for r in ConfigRegister])
+                                 | (program["op1"] > MAX_SHIFT))
     for mask, problem in ((~supported, "is not supported by the simulator"),
                           (bad_move, "has an unknown DataMove kind"),
+                          (bad_configure, f"sets a register other than the rounding positions, or one beyond "
+                                          f"{MAX_SHIFT}"),
                           (bad_register, f"names a SIMD register past the {arch.simd_registers_depth} there are")):
         if mask.any():
             index = int(np.argmax(mask))
@@ -212,23 +217,37 @@ class _CountingDataType(DataType):
 
 
 class Machine:
-    """The state of one processing unit; `run` executes instructions on it."""
+    """The state of one processing unit, or of `inputs` copies of it that run the same program on different
+    inputs (instructions do not depend on data, so every step applies to all copies at once); `run`
+    executes instructions on it.
 
-    def __init__(self, arch: Architecture, dram0_vectors: int, dram1_vectors: int):
+    `batched` holds each memory as (inputs, vectors, N); DRAM1 is shared (1, vectors, N) since programs
+    only read it (a program that writes DRAM1 runs one input at a time). `memories`, `registers` and
+    `weights` are the first copy's views.
+    """
+
+    def __init__(self, arch: Architecture, dram0_vectors: int, dram1_vectors: int, inputs: int = 1):
         n = arch.array_size
         self.arch = arch
+        self.inputs = inputs
         self.saturations = SaturationCounts()
         self.data_type = _CountingDataType(arch.data_type.name, arch.data_type.width, arch.data_type.binary_point,
                                            self.saturations)
         storage = arch.data_type.storage  # every stored value is saturated to the data type's width
-        self.memories = {
-            DRAM0: np.zeros((dram0_vectors, n), storage),
-            DRAM1: np.zeros((dram1_vectors, n), storage),
-            LOCAL: np.zeros((arch.local_depth, n), storage),
-            ACCUMULATORS: np.zeros((arch.accumulator_depth, n), storage),
+        self.batched = {
+            DRAM0: np.zeros((inputs, dram0_vectors, n), storage),
+            DRAM1: np.zeros((1, dram1_vectors, n), storage),
+            LOCAL: np.zeros((inputs, arch.local_depth, n), storage),
+            ACCUMULATORS: np.zeros((inputs, arch.accumulator_depth, n), storage),
         }
-        self.registers = np.zeros((arch.simd_registers_depth, n), storage)
-        self.weights = np.zeros((n + 1, n), storage)
+        self.batched_registers = np.zeros((inputs, arch.simd_registers_depth, n), storage)
+        self.batched_weights = np.zeros((inputs, n + 1, n), storage)
+        self.memories = {name: memory[0] for name, memory in self.batched.items()}
+        self.registers = self.batched_registers[0]
+        self.weights = self.batched_weights[0]
+        # The rounding positions (Configure registers), reset to the data type's binary point.
+        self.shifts = {ConfigRegister.ARRAY_SHIFT: arch.data_type.binary_point,
+                       ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
 
     @property
     def local(self) -> np.ndarray:
@@ -237,6 +256,14 @@ class Machine:
     @property
     def accumulators(self) -> np.ndarray:
         return self.memories[ACCUMULATORS]
+
+    @property
+    def _local(self) -> np.ndarray:
+        return self.batched[LOCAL]
+
+    @property
+    def _accumulators(self) -> np.ndarray:
+        return self.batched[ACCUMULATORS]
 
     def check_fits(self, program: np.ndarray, first_index: int = 0) -> None:
         """Refuse a program that touches DRAM beyond what this machine allocated."""
@@ -287,6 +314,8 @@ class Machine:
                 self.data_move(DataMoveKind(flags[i]), op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
             elif code == Opcode.LOAD_WEIGHT:
                 self.load_weight(flags[i], op0[i], 1 << stride0[i], op1[i] + 1)
+            elif code == Opcode.CONFIGURE:
+                self.shifts[ConfigRegister(op0[i])] = op1[i]
             i += 1
 
     def matmuls(self, records: np.ndarray) -> None:
@@ -308,16 +337,19 @@ class Machine:
         flags = records["flags"][owner]
         zeroes = (flags & MatMulFlag.ZEROES) != 0
         local_rows = records["op0"].astype(np.int64)[owner] + (offset << records["op0_stride"].astype(np.int64)[owner])
-        inputs = self.local[np.where(zeroes, 0, local_rows)]
-        inputs[zeroes] = 0
+        inputs = self._local[:, np.where(zeroes, 0, local_rows)]
+        inputs[:, zeroes] = 0
         # Row blocks keep each float product small enough that OpenBLAS stays on one thread:
         # on a busy machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s).
-        block = max(1, _SINGLE_THREAD_PRODUCT // self.arch.array_size ** 2)
-        result = np.concatenate([self.data_type.matmul(inputs[start:start + block], self.weights[1:], self.weights[0])
-                                 for start in range(0, len(inputs), block)])
+        block = max(1, _SINGLE_THREAD_PRODUCT // (self.inputs * self.arch.array_size ** 2))
+        shift = self.shifts[ConfigRegister.ARRAY_SHIFT]
+        weights, bias = self.batched_weights[:, 1:], self.batched_weights[:, :1]
+        result = np.concatenate([self.data_type.matmul(inputs[:, start:start + block], weights, bias, shift)
+                                 for start in range(0, inputs.shape[1], block)], axis=1)
         accumulate = (flags & MatMulFlag.ACCUMULATE) != 0
-        result[accumulate] = self.data_type.add(self.accumulators[accumulator_rows[accumulate]], result[accumulate])
-        self.accumulators[accumulator_rows] = result
+        result[:, accumulate] = self.data_type.add(self._accumulators[:, accumulator_rows[accumulate]],
+                                                   result[:, accumulate])
+        self._accumulators[:, accumulator_rows] = result
 
     def data_move(self, kind: DataMoveKind, local: int, local_stride: int, address: int, stride: int,
                   size: int) -> None:
@@ -325,44 +357,52 @@ class Machine:
         memory, to_local, accumulate = _MOVES[kind]
         local_rows = local + local_stride * np.arange(size)
         other_rows = address + stride * np.arange(size)
-        other = self.memories[memory]
+        other = self.batched[memory]
         if to_local:
-            self.local[local_rows] = other[other_rows]
+            self._local[:, local_rows] = other[:, other_rows]
         elif accumulate:
-            other[other_rows] = self.data_type.add(other[other_rows], self.local[local_rows])
+            other[:, other_rows] = self.data_type.add(other[:, other_rows], self._local[:, local_rows])
+        elif len(other) < self.inputs:
+            raise LaminaError("a program writing DRAM1 runs one input at a time (DRAM1 is shared by the inputs)")
         else:
-            other[other_rows] = self.local[local_rows]
+            other[:, other_rows] = self._local[:, local_rows]
 
     def load_weight(self, flags: int, local: int, local_stride: int, size: int) -> None:
         """Push `size` vectors, read from the highest address down, into the array (row 0 last)."""
         rows = self.arch.array_size + 1
         if flags & LoadWeightFlag.ZEROES:
-            pushed = np.zeros((size, self.arch.array_size), np.int64)
+            pushed = np.zeros((self.inputs, size, self.arch.array_size), np.int64)
         else:
             # after the pushes, row k holds the vector at local + k * stride
-            pushed = self.local[local + local_stride * np.arange(size)]
-        kept = self.weights[:max(rows - size, 0)].copy()
-        self.weights[:min(size, rows)] = pushed[:rows]
-        self.weights[size:] = kept
+            pushed = self._local[:, local + local_stride * np.arange(size)]
+        weights = self.batched_weights
+        kept = weights[:, :max(rows - size, 0)].copy()
+        weights[:, :min(size, rows)] = pushed[:, :rows]
+        weights[:, size:] = kept
 
     def simd(self, flags: int, op: int, left: int, right: int, dest: int,
              reads: slice | np.ndarray, writes: slice | np.ndarray) -> None:
         """Execute the SIMD instructions of one run (one vector each) reading and writing these rows."""
         self.saturations.current = Opcode.SIMD.name
+        registers = self.batched_registers
         if flags & _READ:
-            inputs = self.accumulators[reads]
+            inputs = self._accumulators[:, reads]
         else:
-            inputs = np.zeros((_count(reads), self.arch.array_size), np.int64)
+            inputs = np.zeros((self.inputs, _count(reads), self.arch.array_size), np.int64)
         # a register source repeats per instruction, so saturations count once per instruction too
-        lhs = inputs if left == 0 else np.broadcast_to(self.registers[left - 1], inputs.shape)
-        rhs = inputs if right == 0 else np.broadcast_to(self.registers[right - 1], inputs.shape)
-        result = _ALU[op](self.data_type, lhs, rhs, inputs)
+        lhs = inputs if left == 0 else np.broadcast_to(registers[:, left - 1:left], inputs.shape)
+        rhs = inputs if right == 0 else np.broadcast_to(registers[:, right - 1:right], inputs.shape)
+        data_type = self.data_type
+        if op == SimdOp.MULTIPLY:
+            data_type = _CountingDataType(data_type.name, data_type.width, self.shifts[ConfigRegister.SIMD_SHIFT],
+                                          self.saturations)
+        result = _ALU[op](data_type, lhs, rhs, inputs)
         if dest:
-            self.registers[dest - 1] = result[-1]
+            registers[:, dest - 1] = result[:, -1]
         if flags & _WRITE:
             if flags & _ACCUMULATE:
-                result = self.data_type.add(self.accumulators[writes], result)
-            self.accumulators[writes] = result
+                result = self.data_type.add(self._accumulators[:, writes], result)
+            self._accumulators[:, writes] = result
 
 
 _READ, _WRITE, _ACCUMULATE = int(SimdFlag.READ), int(SimdFlag.WRITE), int(SimdFlag.ACCUMULATE)

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Mapping
+from typing import Iterable, Iterator, Mapping
 
 import numpy as np
 
@@ -40,7 +40,7 @@ class SimulationResult:
     cycles: int  # latency-model estimate of the executed instructions
     instructions: int
     instructions_by_opcode: dict[str, OpcodeSummary]
-    saturations: dict[str, int]  # lanes clipped by saturation, by opcode
+    saturations: dict[str, int]  # lanes clipped by saturation, by opcode (over the inputs run together)
 
 
 def check_inputs(entries: tuple[TensorEntry, ...], given: Mapping[str, np.ndarray], source: str) -> None:
@@ -66,19 +66,19 @@ def check_inputs(entries: tuple[TensorEntry, ...], given: Mapping[str, np.ndarra
 
 
 class _Run:
-    """One simulation: the machine, the host's values, and the model's tables."""
+    """One simulation of `inputs` inputs at once: the machine, the host's values per input, the model's tables."""
 
-    def __init__(self, loaded: LoadedModel, program: np.ndarray):
+    def __init__(self, loaded: LoadedModel, program: np.ndarray, inputs: int = 1):
         manifest = loaded.manifest
         self.loaded = loaded
         self.arch = manifest.arch
         self.vars = {entry.name: entry for entry in manifest.vars}
-        self.host_values: dict[str, np.ndarray] = {}
+        self.host_values: list[dict[str, np.ndarray]] = [{} for _ in range(inputs)]
         extents = memory_extents(program, self.arch)
         dram0 = max([extents[DRAM0]] + [e.base + e.size for e in (*manifest.inputs, *manifest.outputs,
                                                                      *manifest.vars) if e.base is not None])
         dram1 = max([extents[DRAM1]] + [c.base + c.size for c in manifest.consts])
-        self.machine = Machine(self.arch, dram0, dram1)
+        self.machine = Machine(self.arch, dram0, dram1, inputs)
         self.writes = DramWrites(dram0, dram1)
         paged = {step.index for step in manifest.plan if isinstance(step, ConstsStep)}
         for index in range(len(manifest.consts)):
@@ -87,64 +87,96 @@ class _Run:
 
     def load_consts(self, index: int) -> None:
         consts = self.loaded.manifest.consts[index]
-        self.machine.memories[DRAM1][consts.base:consts.base + consts.size] = self.loaded.consts_images[index]
+        self.machine.batched[DRAM1][0, consts.base:consts.base + consts.size] = self.loaded.consts_images[index]
         self.writes.mark(DRAM1, consts.base, consts.size)
 
-    def write_tensor(self, entry: TensorEntry, value: np.ndarray) -> None:
-        fixed = self.arch.data_type.from_float(value)
-        self.machine.memories[DRAM0][entry.base:entry.base + entry.size] = to_vectors(fixed, self.arch.array_size)
+    def data_type(self, entry: TensorEntry):
+        """The format of a DRAM0 tensor: its own binary point under calibrated formats."""
+        data_type = self.arch.data_type
+        return data_type if entry.binary_point is None else data_type.at(entry.binary_point)
+
+    def write_tensor(self, entry: TensorEntry, value: np.ndarray, index: int) -> None:
+        fixed = self.data_type(entry).from_float(value)
+        dram0 = self.machine.batched[DRAM0][index]
+        dram0[entry.base:entry.base + entry.size] = to_vectors(fixed, self.arch.array_size)
         self.writes.mark(DRAM0, entry.base, entry.size)
 
-    def read_tensor(self, entry: TensorEntry) -> np.ndarray:
-        vectors = self.machine.memories[DRAM0][entry.base:entry.base + entry.size]
-        return self.arch.data_type.to_float(from_vectors(vectors, entry.shape, self.arch.array_size))
+    def read_tensor(self, entry: TensorEntry, index: int) -> np.ndarray:
+        vectors = self.machine.batched[DRAM0][index][entry.base:entry.base + entry.size]
+        return self.data_type(entry).to_float(from_vectors(vectors, entry.shape, self.arch.array_size))
 
     def host_step(self, file_name: str) -> None:
         source = str(self.loaded.path.parent / file_name)
         module = parse_module(self.loaded.host_modules[file_name], make_context(), source)
-        feeds = {}
-        for name in model_module.inputs(module):
-            if name in self.host_values:
-                feeds[name] = self.host_values[name]
-            elif name in self.vars and self.vars[name].base is not None:
-                entry = self.vars[name]
-                self.writes.check_tensor(name, entry.base, entry.size, str(self.loaded.path))
-                feeds[name] = self.read_tensor(entry)
-            else:
-                raise LaminaError(f"{source}: placeholder '{name}' is neither a model input, an earlier "
-                                  f"host result nor a Vars entry of {self.loaded.path}")
-        try:
-            results = graph_interpreter.run(module, feeds)
-        except LaminaError as error:
-            raise LaminaError(f"{source}: host step failed: {error}") from None
-        for name, value in results.items():
-            self.host_values[name] = value
-            if name in self.vars and self.vars[name].base is not None:
-                self.write_tensor(self.vars[name], value)
+        for index, host_values in enumerate(self.host_values):
+            feeds = {}
+            for name in model_module.inputs(module):
+                if name in host_values:
+                    feeds[name] = host_values[name]
+                elif name in self.vars and self.vars[name].base is not None:
+                    entry = self.vars[name]
+                    self.writes.check_tensor(name, entry.base, entry.size, str(self.loaded.path))
+                    feeds[name] = self.read_tensor(entry, index)
+                else:
+                    raise LaminaError(f"{source}: placeholder '{name}' is neither a model input, an earlier "
+                                      f"host result nor a Vars entry of {self.loaded.path}")
+            try:
+                results = graph_interpreter.run(module, feeds)
+            except LaminaError as error:
+                raise LaminaError(f"{source}: host step failed: {error}") from None
+            for name, value in results.items():
+                host_values[name] = value
+                if name in self.vars and self.vars[name].base is not None:
+                    self.write_tensor(self.vars[name], value, index)
 
-    def output(self, entry: TensorEntry) -> np.ndarray:
+    def output(self, entry: TensorEntry, index: int) -> np.ndarray:
         if entry.base is None:
-            if entry.name not in self.host_values:
+            if entry.name not in self.host_values[index]:
                 raise LaminaError(f"{self.loaded.path}: output '{entry.name}' has base null but no host "
                                   f"step produced it")
-            return np.asarray(self.host_values[entry.name], dtype=np.float32)
+            return np.asarray(self.host_values[index][entry.name], dtype=np.float32)
         self.writes.check_tensor(entry.name, entry.base, entry.size, str(self.loaded.path))
-        return self.read_tensor(entry)
+        return self.read_tensor(entry, index)
 
 
 def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
              batch: bool = True) -> SimulationResult:
     """Run a compiled model on `inputs` (float arrays by input name)."""
+    (result,) = list(simulate_samples(model_path, [inputs], batch=batch))
+    return result
+
+
+def simulate_samples(model_path: str | Path, samples: Iterable[Mapping[str, np.ndarray]], *,
+                     batch: bool = True, together: int = 1) -> Iterator[SimulationResult]:
+    """Run a compiled model on each of `samples`, reading and decoding its files once; `together` inputs
+    at a time run as one machine with that many copies of its memories (the same instructions apply to
+    all: much faster per input, `together` times the memory)."""
     loaded = read_model(model_path)
     manifest = loaded.manifest
-    check_inputs(manifest.inputs, inputs, str(loaded.path))
     program = decode(loaded.program_bytes, manifest.arch, source=str(loaded.path.parent / manifest.prog.file_name))
-    run = _Run(loaded, program)
-    for entry in manifest.inputs:
-        given = np.asarray(inputs[entry.name])
-        run.host_values[entry.name] = given if np.issubdtype(given.dtype, np.integer) else given.astype(np.float32)
-        if entry.base is not None:
-            run.write_tensor(entry, inputs[entry.name])
+    group: list[Mapping[str, np.ndarray]] = []
+    for inputs in samples:
+        group.append(inputs)
+        if len(group) == together:
+            yield from _simulate(loaded, program, group, batch)
+            group = []
+    if group:
+        yield from _simulate(loaded, program, group, batch)
+
+
+def _simulate(loaded: LoadedModel, program: np.ndarray, group: list[Mapping[str, np.ndarray]],
+              batch: bool) -> list[SimulationResult]:
+    manifest = loaded.manifest
+    for inputs in group:
+        check_inputs(manifest.inputs, inputs, str(loaded.path))
+    run = _Run(loaded, program, len(group))
+    for index, inputs in enumerate(group):
+        for entry in manifest.inputs:
+            given = np.asarray(inputs[entry.name])
+            run.host_values[index][entry.name] = (given if np.issubdtype(given.dtype, np.integer)
+                                                  else given.astype(np.float32))
+            if entry.base is not None:
+                run.write_tensor(entry, inputs[entry.name], index)
     executed = []
     for step in manifest.plan:
         if isinstance(step, AcceleratorStep):
@@ -158,9 +190,8 @@ def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
             run.host_step(step.file_name)
     executed = np.concatenate(executed) if executed else np.zeros(0, np.int64)
     cycles = instruction_cycles(program, manifest.arch)[executed]
-    return SimulationResult(
-        outputs={entry.name: run.output(entry) for entry in manifest.outputs},
-        cycles=int(cycles.sum()),
-        instructions=len(executed),
-        instructions_by_opcode=summarize_by_opcode(program[executed], cycles),
-        saturations=dict(run.machine.saturations.by_opcode))
+    by_opcode = summarize_by_opcode(program[executed], cycles)
+    return [SimulationResult(outputs={entry.name: run.output(entry, index) for entry in manifest.outputs},
+                             cycles=int(cycles.sum()), instructions=len(executed), instructions_by_opcode=by_opcode,
+                             saturations=dict(run.machine.saturations.by_opcode))
+            for index in range(len(group))]

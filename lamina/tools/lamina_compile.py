@@ -1,10 +1,12 @@
 """`lamina-compile`: a model to accelerator files (`model.tprog`, `.tdata`, `.tmodel`) and every level's IR.
 
     lamina-compile MODEL --arch NAME|FILE.tarch -o OUTDIR [--input-shape NAME=DIMxDIM...] [--random-weights SEED]
-                   [--emit LEVEL,...]
+                   [--emit LEVEL,...] [--formats calibrated|tensil] [--calibration-inputs FILE.npz]
+                   [--samples N] [--no-check]
 
 Prints the compile summary (also written to OUTDIR/summary.txt and
-summary.json). While compiling, stderr shows each stage with the elapsed
+summary.json), ending with the accuracy of the simulated binary against
+the float model on the calibration samples. While compiling, stderr shows each stage with the elapsed
 time: one line per stage, or one line rewritten in place on a terminal.
 """
 
@@ -15,9 +17,10 @@ import sys
 import time
 from typing import TextIO
 
-from lamina.target.tcu.architecture import architecture_names
-from lamina.driver.compiler import DEFAULT_EMIT, LEVELS, compile_model
+from lamina.driver.accuracy import DEFAULT_SAMPLES
+from lamina.driver.compiler import DEFAULT_EMIT, FORMATS, LEVELS, compile_model
 from lamina.driver.summary import summary_text
+from lamina.target.tcu.architecture import architecture_names
 from lamina.frontend.onnx_importer import LIGHT_MODELS
 
 from .cli import parse_arguments, run_tool
@@ -40,6 +43,17 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--emit", type=_levels, default=DEFAULT_EMIT, metavar="LEVEL,...",
                         help=f"the levels written as LEVEL.mlir, from {', '.join(LEVELS)} (default "
                              f"{','.join(DEFAULT_EMIT)}; the buffer level is built only when named)")
+    parser.add_argument("--formats", choices=FORMATS, default="calibrated",
+                        help="calibrated: a binary point per tensor from the calibration samples (default); "
+                             "tensil: every tensor in the architecture's data type, as Tensil does")
+    parser.add_argument("--calibration-inputs", metavar="FILE.npz",
+                        help="calibration samples: per model input an array with a leading sample axis "
+                             "(default: seeded U[0, 1) samples)")
+    parser.add_argument("--samples", type=int, default=DEFAULT_SAMPLES, metavar="N",
+                        help=f"how many seeded random samples without --calibration-inputs (default "
+                             f"{DEFAULT_SAMPLES}; seed: --random-weights, else 0)")
+    parser.add_argument("--no-check", dest="check", action="store_false",
+                        help="do not simulate the samples to report accuracy against the float model")
     return parser
 
 
@@ -80,7 +94,9 @@ def main(argv: list[str] | None = None) -> int:
         display = ProgressDisplay(sys.stderr)
         try:
             result = compile_model(args.model, args.arch, args.outdir, input_shapes=_input_shapes(args.input_shape),
-                                   random_weights=args.random_weights, progress=display, emit=args.emit)
+                                   random_weights=args.random_weights, progress=display, emit=args.emit,
+                                   formats=args.formats, calibration_inputs=args.calibration_inputs,
+                                   samples=args.samples, check=args.check)
         finally:
             display.finish()
         if result.activation_peak is not None:

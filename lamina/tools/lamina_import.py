@@ -6,7 +6,8 @@ import argparse
 
 from lamina.dialects.context import make_context, print_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.frontend.onnx_importer import LIGHT_MODELS, import_model, parse_input_shape
+from lamina.frontend.model_source import load_onnx_graph
+from lamina.frontend.onnx_importer import LIGHT_MODELS, parse_input_shape
 from lamina.tools.cli import parse_arguments, run_tool, write_text
 
 
@@ -20,6 +21,8 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("-o", dest="output", default="-", metavar="OUT", help="output .mlir file (default: stdout)")
     parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMxDIM...",
                         help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
+    parser.add_argument("--random-weights", type=int, metavar="SEED",
+                        help="replace the weights by seeded random ones (lamina/frontend/random_weights.py)")
     parser.add_argument("--elide", action="store_true",
                         help="shorten large constants for reading (the output no longer parses back)")
     return parser
@@ -39,7 +42,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parse_arguments(_parser(), argv)
 
     def body() -> None:
-        module = import_model(args.model, make_context(), input_shapes=_input_shapes(args.input_shape))
+        module = load_onnx_graph(args.model, make_context(), _input_shapes(args.input_shape), args.random_weights)
         write_text(args.output, print_module(module, debug_info=True, elide=args.elide))
 
     return run_tool("lamina-import", body)

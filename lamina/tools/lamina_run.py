@@ -98,6 +98,8 @@ def _print_comparison(comparison: Comparison, reference: str) -> None:
         parts = [f"{d.name:<{width}}"]
         if d.max_abs is not None:
             parts.append(f"max abs {d.max_abs:.3g}  max rel {d.max_rel:.3g}")
+        if d.cosine is not None:
+            parts.append(f"cosine {d.cosine:.6f}  SQNR {d.sqnr_db:.1f} dB")
         if d.mismatch:
             parts.append(f"({d.mismatch})")
         print("  " + "  ".join(parts))

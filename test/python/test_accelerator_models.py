@@ -1,4 +1,4 @@
-"""The light models compiled for the named architectures and simulated from their files alone.
+"""The light models compiled in Tensil's FP16BP8 mode for the named architectures, simulated from their files.
 
 Each model gets seeded random weights (`lamina/frontend/random_weights.py`), is
 compiled by `compile_model`, and the simulator's outputs (reading only the
@@ -6,7 +6,8 @@ files in the output directory) are compared with the graph interpreter's on
 the optimized model with constants rounded to the data type
 (`accelerator_models.quantized_reference`): within `accelerator_models.tolerance` and with the same
 top-1 class. One small model and architecture run by default; every model
-on every architecture is `slow`.
+on every architecture is `slow`. Calibrated formats are checked against
+onnxruntime in test_accelerator_accuracy.py.
 """
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def check_model_on_arch(name: str, arch: str, outdir) -> None:
     model = with_logits_output(randomize_weights(load_light_model(name), SEED))
     source = outdir / f"{name}.onnx"
     source.write_bytes(model.SerializeToString())
-    result = compile_model(source, arch, outdir / "out")
+    result = compile_model(source, arch, outdir / "out", formats="tensil", check=False)
     inputs = random_inputs(model, SEED + 1)
     data_type = result.summary.arch.data_type
     reference = quantized_reference((outdir / "out" / "graph-optimized.mlir").read_text(), inputs, data_type)

@@ -44,12 +44,14 @@ def test_compare_measures_absolute_and_relative_errors():
     assert y.name == "y" and y.mismatch is None
     assert y.max_abs == pytest.approx(0.5)  # at a zero reference: no relative error there
     assert y.max_rel == pytest.approx(0.1, rel=1e-6)
+    assert y.cosine == pytest.approx(5.4 / np.sqrt(6.09 * 5.0), rel=1e-6)
+    assert y.sqnr_db == pytest.approx(10 * np.log10(5.0 / 0.29), rel=1e-6)
     assert comparison.only_actual == ["extra"] and comparison.only_reference == ["gone"]
 
 
 def test_compare_treats_equal_specials_as_equal_and_shows_other_nans():
     same = np.array([np.inf, -np.inf, np.nan])
-    assert compare({"y": same}, {"y": same.copy()}).differences == [Difference("y", 0.0, 0.0)]
+    assert compare({"y": same}, {"y": same.copy()}).differences == [Difference("y", 0.0, 0.0)]  # no cosine: inf
     (nan,) = compare({"y": np.array([np.nan, 1.0])}, {"y": np.array([1.0, 1.0])}).differences
     assert np.isnan(nan.max_abs)
 

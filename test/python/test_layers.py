@@ -19,6 +19,7 @@ LAYERS = [
     "target",
     "dialects",
     "kernels",
+    "quantization",
     "backends",
     "frontend",
     "passes",

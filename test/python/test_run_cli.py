@@ -85,7 +85,10 @@ def test_compare_prints_errors_and_missing_outputs(workdir):
     result = lamina_run("model.mlir", "--inputs", "in.npz", "--compare", "ref.npz", cwd=workdir)
     assert result.returncode == 0, result.stderr
     report = result.stdout.split("compared with ref.npz:\n")[1].splitlines()
-    assert report == ["  out/relu  max abs 2.5  max rel 0.2",
+    a, r = expected.astype(np.float64), reference.astype(np.float64)
+    cosine = np.dot(a.ravel(), r.ravel()) / (np.linalg.norm(a) * np.linalg.norm(r))
+    sqnr = 10 * np.log10(np.sum(r ** 2) / 2.5 ** 2)
+    assert report == [f"  out/relu  max abs 2.5  max rel 0.2  cosine {cosine:.6f}  SQNR {sqnr:.1f} dB",
                       "  missing from ref.npz: out/idx",
                       "  not produced by this run: other"]
 

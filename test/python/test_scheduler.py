@@ -59,27 +59,32 @@ class HirBuilder:
         self.count += 1
         return f"%v{self.count}"
 
-    def vars(self, name: str, shape) -> str:
+    def point(self, binary_point: int | None) -> int:
+        return self.arch.data_type.binary_point if binary_point is None else binary_point
+
+    def vars(self, name: str, shape, binary_point: int | None = None) -> str:
         value = self._name()
-        self.lines.append(f'{value} = "hir.vars"() {{name = "{name}", base = {self.dram0} : i64}} : () -> '
-                          f"{_type(shape, self.width)}")
+        self.lines.append(f'{value} = "hir.vars"() {{binary_point = {self.point(binary_point)} : i64, name = "{name}", '
+                          f'base = {self.dram0} : i64}} : () -> {_type(shape, self.width)}')
         self.shapes[value], self.places[name] = tuple(shape), self.dram0
         self.dram0 += vector_count(tuple(shape), self.arch.array_size)
         return value
 
-    def consts(self, image: np.ndarray) -> str:
+    def consts(self, image: np.ndarray, binary_point: int | None = None) -> str:
         value = self._name()
         rows = ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in image)
         shape = image.shape
-        self.lines.append(f'{value} = "hir.consts"() {{base = {self.dram1} : i64, page = 0 : i64, value = dense<[{rows}]> : '
+        self.lines.append(f'{value} = "hir.consts"() {{binary_point = {self.point(binary_point)} : i64, '
+                          f'base = {self.dram1} : i64, page = 0 : i64, value = dense<[{rows}]> : '
                           f"tensor<{shape[0]}x{shape[1]}xi{self.width}>}} : () -> {_type(shape, self.width)}")
         self.shapes[value] = shape
         self.dram1 += shape[0]
         return value
 
-    def temp(self, layer: int, shape) -> str:
+    def temp(self, layer: int, shape, binary_point: int | None = None) -> str:
         value = self._name()
-        self.lines.append(f'{value} = "hir.temp"() {{layer = {layer} : i64}} : () -> {_type(shape, self.width)}')
+        self.lines.append(f'{value} = "hir.temp"() {{binary_point = {self.point(binary_point)} : i64, '
+                          f'layer = {layer} : i64}} : () -> {_type(shape, self.width)}')
         self.shapes[value] = tuple(shape)
         return value
 

@@ -162,7 +162,8 @@ def test_decode_rejects_partial_instructions():
 
 @pytest.mark.parametrize("word, message", [
     ("00 00 00 50", "instruction 1: opcode 0x5 is not an instruction Lamina supports"),
-    ("00 00 00 f0", "instruction 1: opcode 0xf is not an instruction Lamina supports"),
+    ("00 00 00 e0", "instruction 1: opcode 0xe is not an instruction Lamina supports"),
+    ("00 00 00 f1", "instruction 1: flags 0b0001 are not valid for CONFIGURE"),
     ("00 00 00 24", "instruction 1: flags 0b0100 are not valid for DATA_MOVE"),
     ("00 00 00 14", "instruction 1: flags 0b0100 are not valid for MATMUL"),
     ("00 00 00 01", "instruction 1: flags 0b0001 are not valid for NOOP"),

@@ -54,6 +54,11 @@ class ConvertGraphToBuffer(Pass):
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
+            quantized = [v.type for v in (*graph_op.operands, *graph_op.results) if spec_of(v.type).quant is not None]
+            if quantized:
+                raise PassError(f"'{graph_op.name}' computes on {quantized[0]}: the buffer level cannot hold "
+                                "!quant.uniform values yet (memrefs have no quantized element type); run quantized "
+                                "graphs in the graph interpreter or on the CPU path", graph_op.location)
         terminator = block.operations[len(block.operations) - 1]
         _IRGen(graph_ops, terminator).emit()
         for graph_op in reversed(graph_ops):  # users before producers: nothing is used once erased

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
+from lamina.dialects.graph import GRAPH, KEPT_WITHOUT_USES
 from lamina.passes.registry import Pass, register_pass
 
 
@@ -18,8 +18,8 @@ class GraphDCE(Pass):
     Every graph op except `graph.save` only computes its results, so one
     whose results nobody reads cannot change the model's outputs: erasing it
     is always legal, at any point of a pipeline. The model's interface
-    (`MODEL_INTERFACE`: placeholders and saves) stays, so the model keeps
-    taking every input even when one no longer matters. Ops of other dialects
+    (`MODEL_INTERFACE`: placeholders and saves) and profiling probes stay,
+    so the model keeps taking every input even when one no longer matters. Ops of other dialects
     are left alone.
 
     Upstream `canonicalize` and `cse` cannot do this: IRDL ops have no traits,
@@ -53,7 +53,7 @@ def _is_dead(op: ir.Operation) -> bool:
     definition = GRAPH.lookup(op)
     return (
         definition is not None
-        and definition.name not in MODEL_INTERFACE
+        and definition.name not in KEPT_WITHOUT_USES
         and all(_unused(result) for result in op.results)
     )
 

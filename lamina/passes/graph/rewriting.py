@@ -140,6 +140,8 @@ def fold_to_constant(op: ir.Operation, max_elements: int | None = None) -> ir.Va
     if not all(is_constant(v) for v in operands):
         return None
     spec = spec_of(op.results[0].type)
+    if spec.quant is not None or any(spec_of(v.type).quant is not None for v in operands):
+        return None  # quantized constants are made by graph-quantize, with their scales
     scalars = [uniform_scalar(v) for v in operands]
     with ir.InsertionPoint(op):
         # On uniform operands an element-wise or rearranging op's result is uniform.

@@ -25,6 +25,7 @@ VALID_FLAGS: dict[Opcode, frozenset[int]] = {
     Opcode.DATA_MOVE: frozenset(int(kind) for kind in DataMoveKind),
     Opcode.LOAD_WEIGHT: frozenset(range(2)),
     Opcode.SIMD: frozenset(range(8)),
+    Opcode.CONFIGURE: frozenset({0}),
 }
 
 

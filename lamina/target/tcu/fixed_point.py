@@ -80,26 +80,36 @@ class DataType:
     def sub(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return self.saturate(np.asarray(a, np.int64) - np.asarray(b, np.int64))
 
-    def mul(self, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    def mul(self, a: np.ndarray, b: np.ndarray, shift: int | None = None) -> np.ndarray:
+        """sat(rne(a * b, shift)); `shift` defaults to the binary point (both factors and the result in it)."""
         product = np.asarray(a, np.int64) * np.asarray(b, np.int64)
-        return self.saturate(self.round_shift(product, self.binary_point))
+        return self.saturate(self.round_shift(product, self.binary_point if shift is None else shift))
 
-    def matmul(self, inputs: np.ndarray, weights: np.ndarray, bias: np.ndarray) -> np.ndarray:
+    def matmul(self, inputs: np.ndarray, weights: np.ndarray, bias: np.ndarray, shift: int | None = None
+               ) -> np.ndarray:
         """One array pass: rows of `inputs` (v x N) times `weights` (N x N) plus `bias` (N).
 
         The column sums are exact (products of w-bit integers summed in
         float64 stay exact below 2**53, far above N * 2**(2w) for w <= 16;
-        32-bit types use int64 arithmetic instead), then rounded once and
-        saturated.
+        32-bit types use int64 arithmetic instead), then the bias shifted up by
+        `shift` is added, and the sum rounded once at bit `shift` and
+        saturated. `shift` (the binary point by default) is the array's output
+        rounding position: input bp + weight bp - output bp (calibrated formats).
         """
+        shift = self.binary_point if shift is None else shift
         inputs = np.asarray(inputs, np.int64)
         weights = np.asarray(weights, np.int64)
         if self.width <= 16:
             products = (inputs.astype(np.float64) @ weights.astype(np.float64)).astype(np.int64)
         else:
             products = inputs @ weights
-        exact = products + (np.asarray(bias, np.int64) << self.binary_point)
-        return self.saturate(self.round_shift(exact, self.binary_point))
+        exact = products + (np.asarray(bias, np.int64) << shift)
+        return self.saturate(self.round_shift(exact, shift))
+
+    def at(self, binary_point: int) -> "DataType":
+        """The same width with another binary point: one tensor's format under calibrated formats."""
+        return self if binary_point == self.binary_point else DataType(
+            f"FP{self.width}BP{binary_point}", self.width, binary_point)
 
 
 FP16BP8 = DataType("FP16BP8", 16, 8)

@@ -30,6 +30,7 @@ class TensorEntry:
     base: int | None
     size: int
     shape: tuple[int, ...]
+    binary_point: int | None = None  # its format in DRAM0 (calibrated formats); None: the data type's
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,10 @@ class ModelManifest:
 
     def to_json(self) -> dict:
         def tensor(entry: TensorEntry) -> dict:
-            return {"name": entry.name, "base": entry.base, "size": entry.size, "shape": list(entry.shape)}
+            fields = {"name": entry.name, "base": entry.base, "size": entry.size, "shape": list(entry.shape)}
+            if entry.binary_point is not None:
+                fields["binary_point"] = entry.binary_point
+            return fields
 
         def step(entry: PlanStep) -> dict:
             if isinstance(entry, AcceleratorStep):

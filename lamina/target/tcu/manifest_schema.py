@@ -21,6 +21,7 @@ from .architecture import parse_architecture
 from .contained_files import read_json
 from .data_layout import vector_count
 from .instruction_layout import InstructionLayout
+from .program import MAX_SHIFT
 from .manifest import (LAYOUT, AcceleratorStep, ConstsFile, ConstsStep, HostStep, ModelManifest, PlanStep,
                        ProgramFile, TensorEntry)
 
@@ -85,7 +86,10 @@ def _tensor(fields: _Fields) -> TensorEntry:
     shape = fields.get("shape", list)
     if not all(isinstance(d, int) and not isinstance(d, bool) and d >= 0 for d in shape):
         raise fields.error("shape", f"must be a list of non-negative integers, got {json.dumps(shape)}")
-    return TensorEntry(fields.get("name", str), base, fields.count("size"), tuple(shape))
+    binary_point = fields.get("binary_point", int, optional=True)
+    if binary_point is not None and not 0 <= binary_point <= MAX_SHIFT:
+        raise fields.error("binary_point", f"must be in [0, {MAX_SHIFT}], got {binary_point}")
+    return TensorEntry(fields.get("name", str), base, fields.count("size"), tuple(shape), binary_point)
 
 
 def _step(fields: _Fields) -> PlanStep:

@@ -12,6 +12,7 @@ power-of-two exponents, sizes as "vectors - 1", SIMD sub-instructions packed.
 | DataMove | local address | DRAM0/DRAM1/accumulator address | size |
 | LoadWeight | local address | size (op1, no stride) | 0 |
 | SIMD | accumulator write address | accumulator read address | sub-instruction |
+| Configure | register | value | 0 |
 """
 
 from __future__ import annotations
@@ -39,6 +40,21 @@ class Opcode(IntEnum):
     SIMD = 0x4
     LOAD_LUT = 0x5
     CONFIGURE = 0xF
+
+
+class ConfigRegister(IntEnum):
+    """Configure registers Lamina adds beside Tensil's (0x00-0x0B): the rounding positions of calibrated formats.
+
+    Both reset to the data type's binary point, so a program that never
+    configures them computes exactly Tensil's FP16BP8 arithmetic.
+    """
+
+    ARRAY_SHIFT = 0xC  # MatMul: the bias is shifted up by it, each output rounded at it
+    SIMD_SHIFT = 0xD  # SIMD Multiply: each product rounded at it
+
+
+# The largest rounding position: a 16-bit bias shifted by it stays inside the wide (64-bit) column sum.
+MAX_SHIFT = 47
 
 
 class MatMulFlag(IntFlag):
@@ -160,6 +176,9 @@ class ProgramBuilder:
                  | (SimdFlag.ACCUMULATE if accumulate else 0))
         self._append(Opcode.SIMD, flags, write or 0, 0, read or 0, 0,
                      pack_simd(op, left, right, dest, self.registers_depth))
+
+    def configure(self, register: ConfigRegister, value: int) -> None:
+        self._append(Opcode.CONFIGURE, 0, int(register), 0, value, 0, 0)
 
     def build(self) -> np.ndarray:
         return np.array(self._rows, dtype=INSTRUCTION)

@@ -9,10 +9,10 @@
 // 2 x 2 channel tiles x 9 kernel pixels = 36 tiles, all present: 2 bias
 // vectors and 36 x 4 rows.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x8x4x4xi16>
-// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<"0x{{[0-9A-F]+}}"> : tensor<146x4xi16>} : () -> memref<146x4xi16>
-// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 32 : i64, name = "y"} : () -> memref<1x6x4x4xi16>
-// CHECK-NEXT:    %[[T:.*]] = "hir.temp"() {layer = 0 : i64} : () -> memref<1x6x4x4xi16>
+// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x8x4x4xi16>
+// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<"0x{{[0-9A-F]+}}"> : tensor<146x4xi16>} : () -> memref<146x4xi16>
+// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 32 : i64, binary_point = 8 : i64, name = "y"} : () -> memref<1x6x4x4xi16>
+// CHECK-NEXT:    %[[T:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64} : () -> memref<1x6x4x4xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T]], %[[X]], %[[W]]) {dilations = array<i64: 1, 1>, kernel = array<i64: 3, 3>, layer = 0 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>, tile_slots = array<i64: 0, 1, 2, {{.*}}, 34, 35>}
 // CHECK-NEXT:    "hir.relu"(%[[T]], %[[T]]) {layer = 0 : i64}
 // CHECK-NEXT:    "hir.save"(%[[Y]], %[[T]]) {layer = 0 : i64}
@@ -33,7 +33,7 @@ func.func @main() {
 // each kernel pixel only the diagonal ones are present, the others are -1;
 // each channel tile's bias vector comes right before its first present tile.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<{{\[}}[128, 128, 128, 128], [64, 0, 0, 0], [0, 64, 0, 0], [0, 0, 64, 0], [0, 0, 0, 64], [128, 128, 128, 128], [64, 0, 0, 0], {{.*}}]> : tensor<10x4xi16>}
+// CHECK:         "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<{{\[}}[128, 128, 128, 128], [64, 0, 0, 0], [0, 64, 0, 0], [0, 0, 64, 0], [0, 0, 0, 64], [128, 128, 128, 128], [64, 0, 0, 0], {{.*}}]> : tensor<10x4xi16>}
 // CHECK:         "hir.matmul"({{.*}}) {dilations = array<i64: 1, 1>, kernel = array<i64: 1, 1>, layer = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>, tile_slots = array<i64: 0, -1, -1, 1>}
 func.func @main() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x4x4xf32> loc("x")
@@ -50,14 +50,14 @@ func.func @main() {
 // convolution's layer with the relu after it. The sum is also an output,
 // so it is saved; the relu then needs a temp of its own.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x4x4x4xi16>
-// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, page = 0 : i64, {{.*}}} : () -> memref<5x4xi16>
-// CHECK-NEXT:    %[[SUM:.*]] = "hir.vars"() {base = 16 : i64, name = "sum"} : () -> memref<1x4x4x4xi16>
-// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 32 : i64, name = "y"} : () -> memref<1x4x4x4xi16>
-// CHECK-NEXT:    %[[T:.*]] = "hir.temp"() {layer = 0 : i64}
+// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4x4x4xi16>
+// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64, {{.*}}} : () -> memref<5x4xi16>
+// CHECK-NEXT:    %[[SUM:.*]] = "hir.vars"() {base = 16 : i64, binary_point = 8 : i64, name = "sum"} : () -> memref<1x4x4x4xi16>
+// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 32 : i64, binary_point = 8 : i64, name = "y"} : () -> memref<1x4x4x4xi16>
+// CHECK-NEXT:    %[[T:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64}
 // CHECK-NEXT:    "hir.matmul"(%[[T]], %[[X]], %[[W]])
 // CHECK-NEXT:    "hir.add"(%[[T]], %[[T]], %[[X]]) {layer = 0 : i64}
-// CHECK-NEXT:    %[[R:.*]] = "hir.temp"() {layer = 0 : i64}
+// CHECK-NEXT:    %[[R:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64}
 // CHECK-NEXT:    "hir.relu"(%[[R]], %[[T]]) {layer = 0 : i64}
 // CHECK-NEXT:    "hir.save"(%[[SUM]], %[[T]]) {layer = 0 : i64}
 // CHECK-NEXT:    "hir.save"(%[[Y]], %[[R]]) {layer = 0 : i64}
@@ -80,9 +80,9 @@ func.func @main() {
 // constants (CT vectors; the constant on the left sets `swap`), then relu,
 // all in one layer that starts by loading its input.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[M:.*]] = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<{{\[}}[256, 512, 768, 1024], [1280, 0, 0, 0]]> : tensor<2x4xi16>}
-// CHECK:         %[[S:.*]] = "hir.consts"() {base = 2 : i64, page = 0 : i64, value = dense<{{\[}}[128, 128, 128, 128], [128, 0, 0, 0]]> : tensor<2x4xi16>}
-// CHECK:         %[[T:.*]] = "hir.temp"() {layer = 0 : i64}
+// CHECK:         %[[M:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<{{\[}}[256, 512, 768, 1024], [1280, 0, 0, 0]]> : tensor<2x4xi16>}
+// CHECK:         %[[S:.*]] = "hir.consts"() {base = 2 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<{{\[}}[128, 128, 128, 128], [128, 0, 0, 0]]> : tensor<2x4xi16>}
+// CHECK:         %[[T:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64}
 // CHECK-NEXT:    "hir.load"(%[[T]], %{{.*}}) {layer = 0 : i64}
 // CHECK-NEXT:    "hir.channel"(%[[T]], %[[T]], %[[M]]) {layer = 0 : i64, op = "sub", swap = false}
 // CHECK-NEXT:    "hir.channel"(%[[T]], %[[T]], %[[S]]) {layer = 0 : i64, op = "mul", swap = true}
@@ -105,7 +105,7 @@ func.func @main() {
 // Not firing: a constant that varies along pixels is no per-channel
 // constant, so that sub runs on the host.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK-NEXT:    "hir.vars"() {base = 0 : i64, name = "x"}
+// CHECK-NEXT:    "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"}
 // CHECK-NEXT:    "hir.host"() {module = "{{.*}}graph.sub{{.*}}", segment = 0 : i64}
 // CHECK-NEXT:    return
 func.func @main() {

@@ -7,8 +7,8 @@
 // Vars. Not firing: an output a layer computes is its Vars (here "y").
 
 // CHECK:       module attributes {hir.architecture = "{{.*}}\22name\22: \22tiny\22{{.*}}", hir.inputs = ["x"], hir.outputs = ["same_as_x", "y", "z", "k"]}
-// CHECK:         %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x4xi16>
-// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 1 : i64, name = "y"} : () -> memref<1x4xi16>
+// CHECK:         %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4xi16>
+// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 1 : i64, binary_point = 8 : i64, name = "y"} : () -> memref<1x4xi16>
 // CHECK:         "hir.relu"
 // CHECK-NEXT:    "hir.save"(%[[Y]], %{{.*}}) {layer = 0 : i64}
 // CHECK-NEXT:    "hir.host"() {module = "module {{.*}}{name = \22x\22}{{.*}}{name = \22y\22}{{.*}}{name = \22same_as_x\22}{{.*}}{name = \22z\22}{{.*}}dense<1.500000e+00> : tensor<2xf32>{{.*}}{name = \22k\22}{{.*}}", segment = 0 : i64}

@@ -5,7 +5,7 @@
 
 // Everything fits (18 vectors): resident, page 0.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         "hir.consts"() {base = 0 : i64, page = 0 : i64, {{.*}}} : () -> memref<18x4xi16>
+// CHECK:         "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64, {{.*}}} : () -> memref<18x4xi16>
 // CHECK-NOT:     "hir.consts"
 // CHECK:         return
 func.func @main() {
@@ -22,8 +22,8 @@ func.func @main() {
 // Two layers of 18 vectors do not fit together: each layer's weights get a
 // page of their own, both from vector 0 (the host loads page 2 over page 1).
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[W1:.*]] = "hir.consts"() {base = 0 : i64, page = 1 : i64, {{.*}}} : () -> memref<18x4xi16>
-// CHECK:         %[[W2:.*]] = "hir.consts"() {base = 0 : i64, page = 2 : i64, {{.*}}} : () -> memref<18x4xi16>
+// CHECK:         %[[W1:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 1 : i64, {{.*}}} : () -> memref<18x4xi16>
+// CHECK:         %[[W2:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 2 : i64, {{.*}}} : () -> memref<18x4xi16>
 // CHECK:         "hir.matmul"(%{{.*}}, %{{.*}}, %[[W1]]) {{{.*}}layer = 0 : i64
 // CHECK:         "hir.matmul"(%{{.*}}, %{{.*}}, %[[W2]]) {{{.*}}layer = 1 : i64
 func.func @main() {
@@ -44,10 +44,10 @@ func.func @main() {
 // channels into parts of 3 tiles and 1 tile, on pages 1 and 2, each saving
 // into its view of the output; the ReLU becomes a layer of its own.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[W1:.*]] = "hir.consts"() {base = 0 : i64, page = 1 : i64, {{.*}}} : () -> memref<27x4xi16>
-// CHECK-NEXT:    %[[F:.*]] = "hir.vars"() {base = {{[0-9]+}} : i64, name = "fc"} : () -> memref<1x16xi16>
+// CHECK:         %[[W1:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 1 : i64, {{.*}}} : () -> memref<27x4xi16>
+// CHECK-NEXT:    %[[F:.*]] = "hir.vars"() {base = {{[0-9]+}} : i64, binary_point = 8 : i64, name = "fc"} : () -> memref<1x16xi16>
 // CHECK-NEXT:    %[[V1:.*]] = "hir.view"(%[[F]]) {channel_offset = 0 : i64} : (memref<1x16xi16>) -> memref<1x12xi16>
-// CHECK-NEXT:    %[[W2:.*]] = "hir.consts"() {base = 0 : i64, page = 2 : i64, {{.*}}} : () -> memref<9x4xi16>
+// CHECK-NEXT:    %[[W2:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 2 : i64, {{.*}}} : () -> memref<9x4xi16>
 // CHECK-NEXT:    %[[V2:.*]] = "hir.view"(%[[F]]) {channel_offset = 12 : i64} : (memref<1x16xi16>) -> memref<1x4xi16>
 // CHECK:         "hir.matmul"(%[[T1:.*]], %{{.*}}, %[[W1]])
 // CHECK-NEXT:    "hir.save"(%[[V1]], %[[T1]]) {layer = 0 : i64}

@@ -8,23 +8,23 @@
 // input x, which has its own Vars, is copied into its view by a load ->
 // save layer. The two convolutions share their weights' Consts.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x4x2x2xi16>
-// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, page = 0 : i64
-// CHECK-NEXT:    %[[CAT:.*]] = "hir.vars"() {base = 4 : i64, name = "cat2"} : () -> memref<1x12x2x2xi16>
+// CHECK-NEXT:    %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4x2x2xi16>
+// CHECK-NEXT:    %[[W:.*]] = "hir.consts"() {base = 0 : i64, binary_point = 8 : i64, page = 0 : i64
+// CHECK-NEXT:    %[[CAT:.*]] = "hir.vars"() {base = 4 : i64, binary_point = 8 : i64, name = "cat2"} : () -> memref<1x12x2x2xi16>
 // CHECK-NEXT:    %[[V0:.*]] = "hir.view"(%[[CAT]]) {channel_offset = 0 : i64} : (memref<1x12x2x2xi16>) -> memref<1x4x2x2xi16>
 // CHECK-NEXT:    %[[V4:.*]] = "hir.view"(%[[CAT]]) {channel_offset = 4 : i64} : (memref<1x12x2x2xi16>) -> memref<1x4x2x2xi16>
 // CHECK-NEXT:    %[[V8:.*]] = "hir.view"(%[[CAT]]) {channel_offset = 8 : i64} : (memref<1x12x2x2xi16>) -> memref<1x4x2x2xi16>
-// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 16 : i64, name = "y"} : () -> memref<1x12x2x2xi16>
-// CHECK-NEXT:    %[[T0:.*]] = "hir.temp"() {layer = 0 : i64}
+// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 16 : i64, binary_point = 8 : i64, name = "y"} : () -> memref<1x12x2x2xi16>
+// CHECK-NEXT:    %[[T0:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64}
 // CHECK-NEXT:    "hir.matmul"(%[[T0]], %[[X]], %[[W]])
 // CHECK-NEXT:    "hir.save"(%[[V0]], %[[T0]]) {layer = 0 : i64}
-// CHECK-NEXT:    %[[T1:.*]] = "hir.temp"() {layer = 1 : i64}
+// CHECK-NEXT:    %[[T1:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 1 : i64}
 // CHECK-NEXT:    "hir.matmul"(%[[T1]], %[[X]], %[[W]])
 // CHECK-NEXT:    "hir.save"(%[[V4]], %[[T1]]) {layer = 1 : i64}
-// CHECK-NEXT:    %[[T2:.*]] = "hir.temp"() {layer = 2 : i64}
+// CHECK-NEXT:    %[[T2:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 2 : i64}
 // CHECK-NEXT:    "hir.load"(%[[T2]], %[[X]]) {layer = 2 : i64}
 // CHECK-NEXT:    "hir.save"(%[[V8]], %[[T2]]) {layer = 2 : i64}
-// CHECK-NEXT:    %[[T3:.*]] = "hir.temp"() {layer = 3 : i64} : () -> memref<1x12x2x2xi16>
+// CHECK-NEXT:    %[[T3:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 3 : i64} : () -> memref<1x12x2x2xi16>
 // CHECK-NEXT:    "hir.load"(%[[T3]], %[[CAT]]) {layer = 3 : i64}
 // CHECK-NEXT:    "hir.relu"(%[[T3]], %[[T3]]) {layer = 3 : i64}
 // CHECK-NEXT:    "hir.save"(%[[Y]], %[[T3]]) {layer = 3 : i64}
@@ -48,15 +48,15 @@ func.func @main() {
 // through a 1x1 matmul with 0/1 selection weights into the whole output;
 // the second one adds what the first one saved (x + 0 is exact).
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[CONV:.*]] = "hir.vars"() {base = 4 : i64, name = "conv1"} : () -> memref<1x2x2x2xi16>
-// CHECK-NEXT:    %[[S1:.*]] = "hir.consts"() {base = 5 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]> : tensor<10x4xi16>}
-// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 8 : i64, name = "y"} : () -> memref<1x6x2x2xi16>
-// CHECK-NEXT:    %[[S2:.*]] = "hir.consts"() {base = 15 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0]]> : tensor<10x4xi16>}
+// CHECK:         %[[CONV:.*]] = "hir.vars"() {base = 4 : i64, binary_point = 8 : i64, name = "conv1"} : () -> memref<1x2x2x2xi16>
+// CHECK-NEXT:    %[[S1:.*]] = "hir.consts"() {base = 5 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0]]> : tensor<10x4xi16>}
+// CHECK-NEXT:    %[[Y:.*]] = "hir.vars"() {base = 8 : i64, binary_point = 8 : i64, name = "y"} : () -> memref<1x6x2x2xi16>
+// CHECK-NEXT:    %[[S2:.*]] = "hir.consts"() {base = 15 : i64, binary_point = 8 : i64, page = 0 : i64, value = dense<{{\[}}[0, 0, 0, 0], [0, 0, 256, 0], [0, 0, 0, 256], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [0, 0, 0, 0], [256, 0, 0, 0], [0, 256, 0, 0]]> : tensor<10x4xi16>}
 // CHECK:         "hir.save"(%[[CONV]], %{{.*}}) {layer = 0 : i64}
-// CHECK-NEXT:    %[[T1:.*]] = "hir.temp"() {layer = 1 : i64} : () -> memref<1x6x2x2xi16>
+// CHECK-NEXT:    %[[T1:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 1 : i64} : () -> memref<1x6x2x2xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T1]], %[[CONV]], %[[S1]]) {{{.*}}tile_slots = array<i64: 0, 1>}
 // CHECK-NEXT:    "hir.save"(%[[Y]], %[[T1]]) {layer = 1 : i64}
-// CHECK-NEXT:    %[[T2:.*]] = "hir.temp"() {layer = 2 : i64} : () -> memref<1x6x2x2xi16>
+// CHECK-NEXT:    %[[T2:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 2 : i64} : () -> memref<1x6x2x2xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T2]], %{{.*}}, %[[S2]]) {{{.*}}tile_slots = array<i64: 0, 1>}
 // CHECK-NEXT:    "hir.add"(%[[T2]], %[[T2]], %[[Y]]) {layer = 2 : i64}
 // CHECK-NEXT:    "hir.save"(%[[Y]], %[[T2]]) {layer = 2 : i64}
@@ -78,9 +78,9 @@ func.func @main() {
 // runs on the host: its module reads the logits' Vars by name and saves
 // the model output; the logits are an output too, read from DRAM0.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[CONV:.*]] = "hir.vars"() {base = 4 : i64, name = "conv"} : () -> memref<1x3x2x2xi16>
-// CHECK:         %[[LOGITS:.*]] = "hir.vars"() {base = 8 : i64, name = "logits"} : () -> memref<1x5xi16>
-// CHECK:         %[[T:.*]] = "hir.temp"() {layer = 1 : i64} : () -> memref<1x5xi16>
+// CHECK:         %[[CONV:.*]] = "hir.vars"() {base = 4 : i64, binary_point = 8 : i64, name = "conv"} : () -> memref<1x3x2x2xi16>
+// CHECK:         %[[LOGITS:.*]] = "hir.vars"() {base = 8 : i64, binary_point = 8 : i64, name = "logits"} : () -> memref<1x5xi16>
+// CHECK:         %[[T:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 1 : i64} : () -> memref<1x5xi16>
 // CHECK-NEXT:    "hir.matmul"(%[[T]], %[[CONV]], %{{.*}}) {dilations = array<i64: 1, 1>, kernel = array<i64: 2, 2>, layer = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>, tile_slots = array<i64: 0, 1, 2, 3, 4, 5, 6, 7>}
 // CHECK-NEXT:    "hir.save"(%[[LOGITS]], %[[T]]) {layer = 1 : i64}
 // CHECK-NEXT:    "hir.host"() {module = "module {{.*}}graph.placeholder\22() {name = \22logits\22} : () -> tensor<1x5xf32>{{.*}}graph.softmax{{.*}}graph.save\22(%1) {name = \22prob\22}{{.*}}", segment = 0 : i64}
@@ -106,11 +106,11 @@ func.func @main() {
 // the layout, so the matmul reads the pool's Vars as it is. Not firing: a
 // pool with ceil_mode has no HIR form and runs on the host.
 // CHECK-LABEL: {{^ *}}func.func @main()
-// CHECK:         %[[X:.*]] = "hir.vars"() {base = 0 : i64, name = "x"} : () -> memref<1x4x2x2xi16>
-// CHECK-NEXT:    %[[P:.*]] = "hir.vars"() {base = 4 : i64, name = "pool"} : () -> memref<1x4x1x1xi16>
-// CHECK:         %[[T:.*]] = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x2x2xi16>
+// CHECK:         %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4x2x2xi16>
+// CHECK-NEXT:    %[[P:.*]] = "hir.vars"() {base = 4 : i64, binary_point = 8 : i64, name = "pool"} : () -> memref<1x4x1x1xi16>
+// CHECK:         %[[T:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64} : () -> memref<1x4x2x2xi16>
 // CHECK-NEXT:    "hir.load"(%[[T]], %[[X]]) {layer = 0 : i64}
-// CHECK-NEXT:    %[[Q:.*]] = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x1x1xi16>
+// CHECK-NEXT:    %[[Q:.*]] = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64} : () -> memref<1x4x1x1xi16>
 // CHECK-NEXT:    "hir.pool"(%[[Q]], %[[T]]) {count_include_pad = false, kernel = array<i64: 2, 2>, kind = "max", layer = 0 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 2, 2>}
 // CHECK-NEXT:    "hir.save"(%[[P]], %[[Q]]) {layer = 0 : i64}
 // CHECK:         "hir.matmul"(%{{.*}}, %[[P]], %{{.*}}) {{{.*}}kernel = array<i64: 1, 1>

@@ -50,10 +50,10 @@
 
 module attributes {hir.architecture = "{\22accumulator_depth\22: 64, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22number_of_threads\22: 1, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4, \22thread_queue_depth\22: 8}", hir.inputs = ["x"], hir.outputs = ["y"]} {
   func.func @main() {
-    %x = "hir.vars"() {name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
-    %y = "hir.vars"() {name = "y", base = 9 : i64} : () -> memref<1x4x3x3xi16>
-    %w = "hir.consts"() {base = 0 : i64, page = 0 : i64, value = dense<16> : tensor<37x4xi16>} : () -> memref<37x4xi16>
-    %t = "hir.temp"() {layer = 0 : i64} : () -> memref<1x4x3x3xi16>
+    %x = "hir.vars"() {binary_point = 8 : i64, name = "x", base = 0 : i64} : () -> memref<1x4x3x3xi16>
+    %y = "hir.vars"() {binary_point = 8 : i64, name = "y", base = 9 : i64} : () -> memref<1x4x3x3xi16>
+    %w = "hir.consts"() {binary_point = 8 : i64, base = 0 : i64, page = 0 : i64, value = dense<16> : tensor<37x4xi16>} : () -> memref<37x4xi16>
+    %t = "hir.temp"() {binary_point = 8 : i64, layer = 0 : i64} : () -> memref<1x4x3x3xi16>
     "hir.matmul"(%t, %x, %w) {layer = 0 : i64, kernel = array<i64: 3, 3>, strides = array<i64: 1, 1>, pads = array<i64: 1, 1, 1, 1>, dilations = array<i64: 1, 1>, tile_slots = array<i64: 0, 1, 2, 3, 4, 5, 6, 7, 8>} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>, memref<37x4xi16>) -> ()
     "hir.relu"(%t, %t) {layer = 0 : i64} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>) -> ()
     "hir.save"(%y, %t) {layer = 0 : i64} : (memref<1x4x3x3xi16>, memref<1x4x3x3xi16>) -> ()

@@ -182,3 +182,34 @@ func.func @data_movement() {
   // CHECK-NEXT: return
   return
 }
+
+// The precision stage: upstream !quant.uniform element types, per tensor and per axis.
+// CHECK-LABEL: func.func @precision()
+func.func @precision() {
+  // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  // CHECK-NEXT: "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
+  "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
+  // CHECK-NEXT: %1 = "graph.quantize"(%0) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 5.000000e-01:-3>>
+  %1 = "graph.quantize"(%0) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>
+  // CHECK-NEXT: %2 = "graph.constant"() {value = dense<1> : tensor<4x2x1x1xi8>} : () -> tensor<4x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {1.000000e-01,2.000000e-01,1.000000e-01,2.000000e-01}>>
+  %2 = "graph.constant"() {value = dense<1> : tensor<4x2x1x1xi8>} : () -> tensor<4x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2,0.1,0.2}>>
+  // CHECK-NEXT: %3 = "graph.constant"() {value = dense<0> : tensor<4xi32>} : () -> tensor<4x!quant.uniform<i32:f32:0, {5.000000e-02,1.000000e-01,5.000000e-02,1.000000e-01}>>
+  %3 = "graph.constant"() {value = dense<0> : tensor<4xi32>} : () -> tensor<4x!quant.uniform<i32:f32:0, {0.05,0.1,0.05,0.1}>>
+  // CHECK-NEXT: %4 = "graph.convolution"(%1, %2, %3)
+  %4 = "graph.convolution"(%1, %2, %3) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<4x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2,0.1,0.2}>>, tensor<4x!quant.uniform<i32:f32:0, {0.05,0.1,0.05,0.1}>>) -> tensor<1x4x3x3x!quant.uniform<u8:f32, 0.25:128>>
+  // CHECK-NEXT: %5 = "graph.dequantize"(%4) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 2.500000e-01:128>>) -> tensor<1x4x3x3xf32>
+  %5 = "graph.dequantize"(%4) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 0.25:128>>) -> tensor<1x4x3x3xf32>
+  // CHECK-NEXT: return
+  return
+}
+
+// CHECK-LABEL: func.func @hard_sigmoid()
+func.func @hard_sigmoid() {
+  // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>
+  // CHECK-NEXT: %1 = "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: return
+  return
+}

@@ -65,6 +65,20 @@ module attributes {lir.architecture = "{\"name\": \"small\", \"data_type\": \"FP
 
 // -----
 
+module attributes {lir.architecture = "{\"name\": \"small\", \"data_type\": \"FP16BP8\", \"array_size\": 2, \"dram0_depth\": 256, \"dram1_depth\": 128, \"local_depth\": 64, \"accumulator_depth\": 32, \"simd_registers_depth\": 1, \"stride0_depth\": 2, \"stride1_depth\": 2}"} {
+  // expected-error @+1 {{unknown configure register 'dram0_offset'; registers: array_shift, simd_shift}}
+  "lir.configure"() {register = "dram0_offset", value = 1 : i64} : () -> ()
+}
+
+// -----
+
+module attributes {lir.architecture = "{\"name\": \"small\", \"data_type\": \"FP16BP8\", \"array_size\": 2, \"dram0_depth\": 256, \"dram1_depth\": 128, \"local_depth\": 64, \"accumulator_depth\": 32, \"simd_registers_depth\": 1, \"stride0_depth\": 2, \"stride1_depth\": 2}"} {
+  // expected-error @+1 {{value = 48 is not a rounding position 0..47}}
+  "lir.configure"() {register = "array_shift", value = 48 : i64} : () -> ()
+}
+
+// -----
+
 // --- Instructions against the architecture ---
 
 module attributes {lir.architecture = "{\"name\": \"small\", \"data_type\": \"FP16BP8\", \"array_size\": 2, \"dram0_depth\": 256, \"dram1_depth\": 128, \"local_depth\": 64, \"accumulator_depth\": 32, \"simd_registers_depth\": 1, \"stride0_depth\": 2, \"stride1_depth\": 2}"} {

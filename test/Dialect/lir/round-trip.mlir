@@ -34,5 +34,9 @@ module attributes {lir.architecture = "{\22name\22: \22small\22, \22data_type\22
   "lir.data_move"() {accumulate = true, address = 0 : i64, local = 20 : i64, local_stride = 1 : i64, size = 1 : i64, source = "local", stride = 1 : i64, target = "accumulator"} : () -> ()
   // CHECK-NEXT: "lir.data_move"() {accumulate = false, address = 255 : i64, local = 255 : i64, local_stride = 1 : i64, size = 1 : i64, source = "local", stride = 1 : i64, target = "dram0"} : () -> ()
   "lir.data_move"() {accumulate = false, address = 255 : i64, local = 255 : i64, local_stride = 1 : i64, size = 1 : i64, source = "local", stride = 1 : i64, target = "dram0"} : () -> ()
+  // CHECK-NEXT: "lir.configure"() {register = "array_shift", value = 20 : i64} : () -> ()
+  "lir.configure"() {register = "array_shift", value = 20 : i64} : () -> ()
+  // CHECK-NEXT: "lir.configure"() {register = "simd_shift", value = 0 : i64} : () -> ()
+  "lir.configure"() {register = "simd_shift", value = 0 : i64} : () -> ()
   // CHECK-NEXT: }
 }

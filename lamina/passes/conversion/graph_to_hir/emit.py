@@ -21,6 +21,7 @@ from lamina.dialects.types import TensorSpec, spec_of
 from lamina.dialects.values import constant_view, defining_op, is_constant_view, op_name, users
 
 from ..naming import UniqueNames, location_name
+from .formats import Formats
 from .graph_values import flattened_image, per_channel
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
@@ -59,8 +60,9 @@ class Names:
 
 class HirEmitter:
     def __init__(self, ops: list[ir.Operation], terminator: ir.Operation, architecture: Architecture,
-                 verdicts: dict[ir.Operation, str | None], concats: ConcatPlan):
+                 verdicts: dict[ir.Operation, str | None], concats: ConcatPlan, formats: Formats):
         self.verdicts = verdicts
+        self.formats = formats
         self.data_type = architecture.data_type
         self.lanes = architecture.array_size
         self.concats = concats
@@ -95,13 +97,13 @@ class HirEmitter:
                 source = self.vars_of(op.operands[0])
                 name = HIR.view(source.owner).attr("name")
                 result = HIR.create("vars", result_types=[self.storage(value)], name=name, base=UNPLACED,
-                                    loc=op.location).result
+                                    binary_point=self.formats.of(value), loc=op.location).result
             elif value in self.concats.placements:
                 placement = self.concats.placements[value]
                 result = self.view(placement.root, placement.offset, value)
             else:
                 result = HIR.create("vars", result_types=[self.storage(value)], name=self.names.of(value),
-                                    base=UNPLACED, loc=op.location if op is not None else ir.Location.unknown()).result
+                                    base=UNPLACED, binary_point=self.formats.of(value), loc=op.location if op is not None else ir.Location.unknown()).result
         self.vars[value] = result
         return result
 
@@ -114,19 +116,25 @@ class HirEmitter:
             return HIR.create("view", self.vars_of(root), result_types=[self.storage(value)], channel_offset=offset,
                               loc=ir.Location.unknown()).result
 
-    def consts(self, image: np.ndarray, loc: ir.Location) -> ir.Value:
+    def consts(self, image: np.ndarray, binary_point: int, loc: ir.Location) -> ir.Value:
         with self.objects:
-            return HIR.create("consts", base=UNPLACED, page=0, value=image, loc=loc).result
+            return HIR.create("consts", base=UNPLACED, page=0, value=image, binary_point=binary_point, loc=loc).result
 
-    def channel_consts(self, data: ir.Value, loc: ir.Location) -> ir.Value:
-        """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N."""
-        if data not in self.channel_constants:
-            vector = per_channel(data)
+    def channel_consts(self, data: ir.Value, binary_point: int | None, loc: ir.Location) -> ir.Value:
+        """A per-channel constant as CT vectors: channel c at vector c div N, lane c mod N.
+
+        `binary_point` None: a factor, in the format its own values need; else the format of what it is
+        added to or compared with."""
+        vector = per_channel(data)
+        if binary_point is None:
+            binary_point = self.formats.of_data(vector, f"the constant at {location_name(loc) or 'an op'}")
+        if (data, binary_point) not in self.channel_constants:
             tiles = channel_tiles(len(vector), self.lanes)
             lanes = np.zeros(tiles * self.lanes, dtype=self.data_type.storage)
-            lanes[:len(vector)] = self.data_type.from_float(vector)
-            self.channel_constants[data] = self.consts(lanes.reshape(tiles, self.lanes), loc)
-        return self.channel_constants[data]
+            lanes[:len(vector)] = self.data_type.at(binary_point).from_float(vector)
+            self.channel_constants[data, binary_point] = self.consts(lanes.reshape(tiles, self.lanes), binary_point,
+                                                                     loc)
+        return self.channel_constants[data, binary_point]
 
     # -- steps --------------------------------------------------------------
 
@@ -139,10 +147,11 @@ class HirEmitter:
             else:
                 self.emit_layer(step)
 
-    def temp(self, value_or_spec, loc: ir.Location) -> ir.Value:
-        spec = value_or_spec if isinstance(value_or_spec, TensorSpec) else self.storage(value_or_spec)
+    def temp(self, value: ir.Value, loc: ir.Location) -> ir.Value:
+        spec = self.storage(value)
         with self.program:
-            return HIR.create("temp", result_types=[spec], layer=self.layer_index, loc=loc).result
+            return HIR.create("temp", result_types=[spec], layer=self.layer_index,
+                              binary_point=self.formats.of(value), loc=loc).result
 
     def op(self, name: str, *operands: ir.Value, loc: ir.Location, **attrs) -> None:
         with self.program:
@@ -172,7 +181,7 @@ class HirEmitter:
         """A temp for the op's result: an input's, when only this op reads that input and it is not saved."""
         for value in candidates:
             if value in temps and value not in escaping and users(value) == [op] and \
-                    value.type == op.result.type:
+                    value.type == op.result.type and self.formats.of(value) == self.formats.of(op.result):
                 temps[op.result] = temps[value]
                 return temps[value]
         temps[op.result] = self.temp(op.result, op.location)
@@ -204,7 +213,7 @@ class HirEmitter:
             swap = is_constant_view(lhs)
             data, value = (lhs, rhs) if swap else (rhs, lhs)
             source = self.loaded(value, temps, loc)
-            constant = self.channel_consts(data, loc)
+            constant = self.channel_consts(data, None if kind == "mul" else self.formats.of(op.result), loc)
             output = self.result_temp(op, [value], temps, escaping)
             self.op("channel", output, source, constant, loc=loc, op=kind, swap=swap)
         elif kind == "add" and (lhs in temps) != (rhs in temps):
@@ -239,10 +248,14 @@ class HirEmitter:
             bias = constant_view(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
             return (fully_connected_filter(weights, image) if image else fully_connected_filter(weights)), bias
 
-        key = (kind, *op.operands[1:], image)
+        output_point = self.formats.of(op.result)
+        key = (kind, *op.operands[1:], image, output_point)
         if key not in self.weights:
-            tiled = tile_weights(*filter_and_bias(), self.data_type, self.lanes)
-            self.weights[key] = (self.consts(tiled.image, loc), tiled.tile_slots)
+            filter_, bias = filter_and_bias()
+            weight_point = self.formats.of_data(filter_, f"the weights of {location_name(loc) or kind}")
+            tiled = tile_weights(filter_, bias, self.data_type.at(weight_point), self.lanes,
+                                 self.data_type.at(output_point))
+            self.weights[key] = (self.consts(tiled.image, weight_point, loc), tiled.tile_slots)
         weights, tile_slots = self.weights[key]
         temps[op.result] = self.temp(op.result, loc)
         self.op("matmul", temps[op.result], self.vars_of(source), weights, loc=loc, tile_slots=tile_slots, **window)
@@ -252,10 +265,12 @@ class HirEmitter:
         output = concat.result
         if copy.select:
             out_channels, in_channels = spec_of(output.type).shape[1], spec_of(copy.input.type).shape[1]
-            tiled = tile_weights(selection_filter(out_channels, in_channels, copy.offset), np.zeros(out_channels),
-                                 self.data_type, self.lanes)
+            selection = selection_filter(out_channels, in_channels, copy.offset)
+            weight_point = self.formats.of_data(selection, "a concat selection")
+            tiled = tile_weights(selection, np.zeros(out_channels), self.data_type.at(weight_point), self.lanes)
             result = self.temp(output, loc)
-            self.op("matmul", result, self.vars_of(copy.input), self.consts(tiled.image, loc), loc=loc,
+            weights = self.consts(tiled.image, weight_point, loc)
+            self.op("matmul", result, self.vars_of(copy.input), weights, loc=loc,
                     kernel=(1, 1), strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), tile_slots=tiled.tile_slots)
             if copy.accumulate:
                 self.op("add", result, result, self.vars_of(output), loc=loc)

@@ -66,8 +66,10 @@ def selection_filter(out_channels: int, in_channels: int, offset: int) -> np.nda
     return filter_
 
 
-def tile_weights(filter_: np.ndarray, bias: np.ndarray, data_type: DataType, lanes: int) -> TiledWeights:
-    """The weights object of a dense (co, ci, kh, kw) filter and its (co,) bias."""
+def tile_weights(filter_: np.ndarray, bias: np.ndarray, data_type: DataType, lanes: int,
+                 bias_type: DataType | None = None) -> TiledWeights:
+    """The weights object of a dense (co, ci, kh, kw) filter in `data_type` and its (co,) bias in `bias_type`
+    (the output's format, which the array shifts the bias row into; default `data_type`)."""
     co, ci, kh, kw = filter_.shape
     co_tiles, ci_tiles = channel_tiles(co, lanes), channel_tiles(ci, lanes)
     padded = np.zeros((co_tiles * lanes, ci_tiles * lanes, kh, kw), dtype=data_type.storage)
@@ -87,7 +89,7 @@ def tile_weights(filter_: np.ndarray, bias: np.ndarray, data_type: DataType, lan
     slots[flat_present] = np.arange(count)
     tile_offsets, bias_offsets = matmul_weight_offsets(slots, co_tiles, lanes)
     bias_rows = np.zeros(co_tiles * lanes, dtype=data_type.storage)
-    bias_rows[:co] = data_type.from_float(bias)
+    bias_rows[:co] = (bias_type or data_type).from_float(bias)
     image = np.zeros((count * lanes + co_tiles, lanes), dtype=data_type.storage)
     image[bias_offsets] = bias_rows.reshape(co_tiles, lanes)
     image[tile_offsets[flat_present, None] + np.arange(lanes)] = tiles.reshape(-1, lanes, lanes)[flat_present]

@@ -15,6 +15,7 @@ from lamina.dialects.types import UnsupportedType
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .builders import dense_constant, splat_constant
+from .quantized import convert_quantized, is_quantized
 from .registry import CONVERTERS
 from .storage import storage_dtype, storage_type
 
@@ -89,7 +90,11 @@ def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
         results = [_constant(view)]
     else:
         try:
-            results = CONVERTERS[view.name](view, [values[operand] for operand in graph_op.operands])
+            operands = [values[operand] for operand in graph_op.operands]
+            if view.definition.quantized != "carrier" and is_quantized(view):
+                results = convert_quantized(view, operands)
+            else:
+                results = CONVERTERS[view.name](view, operands)
         except (UnsupportedType, NotImplementedError) as error:
             raise PassError(f"'graph.{view.name}': {error}", graph_op.location) from None
     for old, new in zip(graph_op.results, results, strict=True):

@@ -49,23 +49,32 @@ from .storage import result_type
 @converts("convolution")
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
-    out = result_type(view)
-    rank = out.rank - 2
+    padded = padded_input(view, data, 0)
+    return [convolve(view, padded, filter_, broadcast_along(bias, result_type(view), 1))]
+
+
+def padded_input(view: OpView, data: ir.Value, padding) -> ir.Value:
+    """graph.convolution's input with its `pads`, filled with `padding`."""
+    rank = tensor_type(data.type).rank - 2
     pads = view.attr("pads")
-    padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], 0)
-    init = broadcast_along(bias, out, 1)
+    return pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], padding)
+
+
+def convolve(view: OpView, padded: ir.Value, filter_: ir.Value, init: ir.Value) -> ir.Value:
+    """graph.convolution's contraction of an already padded input and `filter_`, accumulated onto `init`."""
+    rank = tensor_type(init.type).rank - 2
     strides, dilations = list(view.attr("strides")), list(view.attr("dilations"))
     group = view.attr("group")
     if rank == 2 and group == 1:
-        return [linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)]
+        return linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)
     if rank == 2:
         filters, per_group, kh, kw = tensor_type(filter_.type).shape
         if per_group == 1 and filters == group:
             depthwise = collapse(filter_, [filters, kh, kw], [[0, 1], [2], [3]])
-            return [linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
-                                                      dilations=dilations)]
-        return [_grouped_convolution(padded, filter_, init, strides, dilations, group)]
-    return [_generic_convolution(padded, filter_, init, strides, dilations, group)]
+            return linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
+                                                     dilations=dilations)
+        return _grouped_convolution(padded, filter_, init, strides, dilations, group)
+    return _generic_convolution(padded, filter_, init, strides, dilations, group)
 
 
 def _grouped_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.target.tcu.program import DataMoveKind, SimdOp
+from lamina.target.tcu.program import ConfigRegister, DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .errors import ScheduleError
@@ -109,8 +109,10 @@ class AccumulatorOps:
     def _register(self, dram1: int) -> None:
         self.emitter.load_register(dram1, self.layout.local_scratch, self.layout.acc_scratch)
 
-    def _constant(self, value: float) -> int:
+    def _constant(self, value: float, binary_point: int | None = None) -> int:
         data_type = self.emitter.arch.data_type
+        if binary_point is not None:
+            data_type = data_type.at(binary_point)
         return self.emitter.consts.broadcast(int(data_type.from_float(value)))
 
     def _per_vector(self, op: SimdOp, unit: Unit, read: int, write: int, *, swap: bool = False) -> None:
@@ -133,6 +135,8 @@ class AccumulatorOps:
 
     def elementwise(self, op: Elementwise, unit: Unit) -> None:
         out = self.base(op.output)
+        if op.op in ("mul", "leaky_relu"):  # leaky relu multiplies by alpha in the data type's format
+            self.emitter.round_at(ConfigRegister.SIMD_SHIFT, op.shift if op.op == "mul" else None)
         if op.constant is not None:
             self._register(op.constant + unit.tile)
             self._per_vector(SIMD_OPS[op.op], unit, self.base(op.operands[0]), out, swap=op.swap)
@@ -141,9 +145,9 @@ class AccumulatorOps:
             self._per_vector(SimdOp.MAX, unit, self.base(op.operands[0]), out)
         elif op.op == "clip":
             low, high = op.params
-            self._register(self._constant(low))
+            self._register(self._constant(low, op.binary_point))
             self._per_vector(SimdOp.MAX, unit, self.base(op.operands[0]), out)
-            self._register(self._constant(high))
+            self._register(self._constant(high, op.binary_point))
             self._per_vector(SimdOp.MIN, unit, out, out)
         elif op.op == "leaky_relu":
             x, scratch = self.base(op.operands[0]), self.layout.region_base(self.layout.regions - 1)

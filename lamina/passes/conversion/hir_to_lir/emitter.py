@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from lamina.target.tcu.architecture import Architecture
-from lamina.target.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
+from lamina.target.tcu.program import ConfigRegister, DataMoveKind, ProgramBuilder, SimdOp
 
 from .rolling import runs
 
@@ -64,6 +64,15 @@ class Emitter:
         self.consts = consts
         self.builder = ProgramBuilder(arch.simd_registers_depth)
         self._limits = (arch.stride0_depth, arch.stride1_depth)
+        # The rounding positions the machine holds (reset to the binary point): Configure only on a change.
+        self._shifts = dict.fromkeys(ConfigRegister, arch.data_type.binary_point)
+
+    def round_at(self, register: ConfigRegister, shift: int | None) -> None:
+        """Make `register` hold `shift` (None: the data type's binary point), emitting Configure if it changes."""
+        shift = self.arch.data_type.binary_point if shift is None else shift
+        if self._shifts[register] != shift:
+            self.builder.configure(register, shift)
+            self._shifts[register] = shift
 
     def __len__(self) -> int:
         return len(self.builder)

@@ -7,7 +7,7 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, OBJECTS, architecture_of
+from lamina.dialects.hir import HIR, OBJECTS, architecture_of, binary_point_of, rounding_shift
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
@@ -76,7 +76,7 @@ def _layer_op(op: ir.Operation, objects: _Objects):
     if name == "matmul":
         return MatMul(operand("output"), shape("output"), operand("input"), operand("weights"),
                       tuple(view.attr("kernel")), tuple(view.attr("strides")), tuple(view.attr("pads")),
-                      tuple(view.attr("dilations")), tuple(view.attr("tile_slots")))
+                      tuple(view.attr("dilations")), tuple(view.attr("tile_slots")), rounding_shift(op))
     if name == "load":
         return Load(operand("output"), operand("input"))
     if name == "pool":
@@ -85,15 +85,16 @@ def _layer_op(op: ir.Operation, objects: _Objects):
                     view.attr("count_include_pad"))
     if name == "save":
         return Save(operand("output"), operand("input"))
+    formats = {"shift": rounding_shift(op), "binary_point": binary_point_of(view.operand("output"))}
     if name in ("add", "binary"):
         op_name = "add" if name == "add" else view.attr("op")
-        return Elementwise(op_name, operand("output"), (operand("lhs"), operand("rhs")))
+        return Elementwise(op_name, operand("output"), (operand("lhs"), operand("rhs")), **formats)
     if name == "channel":
         return Elementwise(view.attr("op"), operand("output"), (operand("input"),), constant=operand("constant"),
-                           swap=view.attr("swap"))
+                           swap=view.attr("swap"), **formats)
     params = {"clip": ("min", "max"), "leaky_relu": ("alpha",), "relu": ()}[name]
     return Elementwise(name, operand("output"), (operand("input"),),
-                       params=tuple(float(view.attr(p)) for p in params))
+                       params=tuple(float(view.attr(p)) for p in params), **formats)
 
 
 def read_program(module: ir.Operation) -> tuple[Program, Architecture]:

@@ -51,6 +51,7 @@ class MatMul:
     pads: tuple[int, int, int, int]
     dilations: tuple[int, int]
     tile_slots: tuple[int, ...]
+    shift: int | None = None  # the array's rounding position (None: the data type's binary point)
 
 
 @dataclass(frozen=True)
@@ -89,6 +90,8 @@ class Elementwise:
     constant: int | None = None
     swap: bool = False
     params: tuple[float, ...] = ()  # clip: (min, max); leaky_relu: (alpha,)
+    shift: int | None = None  # mul: the rounding position of the products (None: the data type's binary point)
+    binary_point: int | None = None  # the format of the output (clip's bounds); None: the data type's
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ import numpy as np
 
 from lamina.target.tcu.data_layout import as_nchw, channel_tiles
 from lamina.target.tcu.fixed_point import scale_factors
-from lamina.target.tcu.program import DataMoveKind, SimdOp
+from lamina.target.tcu.program import ConfigRegister, DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .layers import Load, Pool
@@ -116,6 +116,8 @@ class PoolProducer:
         steps = [(window[0], SimdOp.MOVE, False)]
         steps += [(p, combine, True) for p in window[1:]]
         steps += [(factor_address[f], SimdOp.MULTIPLY, True) for f in factors]
+        if factors:
+            emitter.round_at(ConfigRegister.SIMD_SHIFT, None)  # the factors are in the data type's format
         for k, (read, op, with_register) in enumerate(steps):
             last = k == len(steps) - 1
             builder.simd(op, right=REGISTER if with_register else 0, read=read,

@@ -16,7 +16,7 @@ import numpy as np
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.latency import instruction_cycles, mac_efficiency, vectors_moved
-from lamina.target.tcu.program import DataMoveKind, Opcode
+from lamina.target.tcu.program import ConfigRegister, DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
 from .accumulator_ops import AccumulatorOps, allocate_regions, temp_inputs
@@ -173,6 +173,8 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
         rows, layout = _plan(step, producer, count, arch)
         first = len(emitter)
         accumulator_ops = AccumulatorOps(emitter, layout, regions)
+        if isinstance(step.ops[0], MatMul):
+            emitter.round_at(ConfigRegister.ARRAY_SHIFT, step.ops[0].shift)
         for unit in producer.emit(emitter, layout, rows, regions[output]):
             accumulator_ops.run(ops, unit)
         spans.append((step, producer, rows, layout, first, len(emitter)))

@@ -1,0 +1,166 @@
+"""int8 and fp16 on the CPU path against float, and int8 speed against float and onnxruntime's QDQ model.
+
+Usage: .venv/bin/python benchmarks/precision.py [--models a,b] [--samples N] [--calibration N] [--repeat N]
+
+For each light model (seeded random weights, seed 0, with the final softmax's input as an extra output,
+the logits): the graph is optimized up to the precision stage, profiled by the reference interpreter on
+`--calibration` seeded U[0, 1) samples (`lamina/runtime/profiler.py`), then
+- int8: `graph-quantize{per-channel=true}` (asymmetric activations, symmetric per-channel weights,
+  min/max calibration), run on the CPU path (i8 x i8 -> i32 linalg contractions);
+- fp16: `graph-convert-to-fp16`, run on the CPU path;
+- float: the same graph in f32 on the CPU path.
+Accuracy is over `--samples` other seeded inputs, per output: cosine similarity and SQNR (dB) of the
+int8/fp16 outputs against float, and top-1 agreement. Speed: median of `--repeat` calls after a warm-up;
+onnxruntime (1 thread) runs the float model and the QDQ model `quantize_static` makes from the same
+calibration samples (per-channel int8 weights, int8 activations). Writes `benchmarks/results/precision.md`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+import onnx
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "python"))
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+from cpu import median_seconds, onnxruntime_session  # noqa: E402
+from import_and_interpret import report_header  # noqa: E402
+from light_models import LIGHT_MODELS, load_light_model, with_logits_output  # noqa: E402
+from qdq_models import quantize_model  # noqa: E402
+
+from lamina.dialects.context import make_context, parse_module, print_module  # noqa: E402
+from lamina.frontend.onnx_importer import import_model  # noqa: E402
+from lamina.frontend.random_weights import random_inputs, randomize_weights  # noqa: E402
+from lamina.passes.pass_manager import run_pipeline  # noqa: E402
+from lamina.pipelines.graph_optimize import GraphOptimize  # noqa: E402
+from lamina.quantization.profile import write_profile  # noqa: E402
+from lamina.runtime.profiler import profile_graph  # noqa: E402
+from lamina.runtime import cpu_executor  # noqa: E402
+
+RESULTS = ROOT / "benchmarks" / "results" / "precision.md"
+COMMAND = ".venv/bin/python benchmarks/precision.py"
+SEED = 0
+TEST_SEEDS = 1000
+# The light models by CPU time, so that an interrupted run has the most rows.
+SMALLEST_FIRST = ("squeezenet", "shufflenet", "inception_v1", "resnet50", "inception_v2", "densenet121",
+                  "bvlc_alexnet", "zfnet512", "vgg19")
+assert sorted(SMALLEST_FIRST) == sorted(LIGHT_MODELS)
+
+
+def cosine(a: np.ndarray, b: np.ndarray) -> float:
+    a, b = a.ravel().astype(np.float64), b.ravel().astype(np.float64)
+    return float(a @ b / max(np.linalg.norm(a) * np.linalg.norm(b), 1e-300))
+
+
+def sqnr_db(actual: np.ndarray, reference: np.ndarray) -> float:
+    noise = np.sum((actual.astype(np.float64) - reference.astype(np.float64)) ** 2)
+    return float(10 * np.log10(np.sum(reference.astype(np.float64) ** 2) / max(noise, 1e-300)))
+
+
+def agreement(runs: list[dict], references: list[dict]) -> dict[str, dict[str, float]]:
+    """Per output: cosine and SQNR over all samples stacked, and the fraction of equal argmax."""
+    figures = {}
+    for name in references[0]:
+        ours = np.stack([r[name] for r in runs])
+        theirs = np.stack([r[name] for r in references])
+        top1 = np.mean([np.argmax(a) == np.argmax(b) for a, b in zip(ours, theirs)])
+        figures[name] = {"cosine": cosine(ours, theirs), "sqnr": sqnr_db(ours, theirs), "top1": float(top1)}
+    return figures
+
+
+def measure(name: str, samples: int, calibration: int, repeat: int) -> dict[str, object]:
+    proto = with_logits_output(randomize_weights(load_light_model(name), SEED))
+    context = make_context()
+    module = import_model(proto, context)
+    run_pipeline(module, f"builtin.module({','.join(GraphOptimize().before_precision())})")
+    text = print_module(module, debug_info=True)
+    calibration_feeds = [random_inputs(proto, SEED + i) for i in range(calibration)]
+    tests = [random_inputs(proto, TEST_SEEDS + i) for i in range(samples)]
+    row: dict[str, object] = {"model": name}
+    with tempfile.TemporaryDirectory() as scratch:
+        start = time.perf_counter()
+        profile_path = Path(scratch) / "profile.yaml"
+        write_profile(profile_graph(module, calibration_feeds), profile_path)
+        row["profile"] = time.perf_counter() - start
+        variants = {"float": "", "int8": f"graph-quantize{{profile={profile_path} per-channel=true}}",
+                    "fp16": "graph-convert-to-fp16"}
+        outputs = {}
+        for variant, pipeline in variants.items():
+            graph = parse_module(text, context, f"{name}.mlir")
+            if pipeline:
+                run_pipeline(graph, f"builtin.module({pipeline})")
+            start = time.perf_counter()
+            compiled = cpu_executor.compile_model(graph)
+            compiled.run(tests[0])
+            row[f"compile_{variant}"] = time.perf_counter() - start
+            outputs[variant] = [compiled.run(feeds) for feeds in tests]
+            row[f"time_{variant}"] = median_seconds(lambda: compiled.run(tests[0]), repeat)
+        row["int8"] = agreement(outputs["int8"], outputs["float"])
+        row["fp16"] = agreement(outputs["fp16"], outputs["float"])
+        qdq_path = quantize_model(proto, Path(scratch), True, calibration_feeds)
+        qdq = onnxruntime_session(onnx.load(qdq_path), 1)
+        row["time_ort_qdq"] = median_seconds(lambda: qdq.run(None, tests[0]), repeat)
+        plain = onnxruntime_session(proto, 1)
+        row["time_ort_float"] = median_seconds(lambda: plain.run(None, tests[0]), repeat)
+        qdq_outputs = [dict(zip([o.name for o in qdq.get_outputs()], qdq.run(None, feeds))) for feeds in tests]
+        row["ort_qdq"] = agreement(qdq_outputs, outputs["float"])
+    return row
+
+
+def _figures(figures: dict[str, dict[str, float]]) -> str:
+    return "<br>".join(f"`{name}`: {f['cosine']:.5f}, {f['sqnr']:.1f} dB, {100 * f['top1']:.0f}%"
+                       for name, f in figures.items())
+
+
+def table(rows: list[dict[str, object]], samples: int, calibration: int, repeat: int) -> str:
+    lines = [
+        *report_header("int8 and fp16 on the CPU path against float", COMMAND),
+        f"Random weights (seed {SEED}); {calibration} calibration samples, {samples} test samples (U[0, 1)).",
+        "Each cell: per output, cosine similarity, SQNR and top-1 agreement against the float CPU path;",
+        "the logits are the final softmax's input. ORT QDQ: onnxruntime running `quantize_static`'s model",
+        f"(same calibration samples), against Lamina's float. Latencies: median of {repeat} calls, one thread.",
+        "",
+        "| model | int8 vs float | fp16 vs float | ORT QDQ vs float | float (ms) | int8 (ms) | fp16 (ms) "
+        "| ORT float (ms) | ORT QDQ (ms) | int8 / float | int8 / ORT QDQ |",
+        "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+    ]
+    for r in rows:
+        if "failure" in r:
+            lines.append(f"| {r['model']} | {r['failure']} |" + " |" * 9)
+            continue
+        lines.append(
+            f"| {r['model']} | {_figures(r['int8'])} | {_figures(r['fp16'])} | {_figures(r['ort_qdq'])} | "
+            f"{r['time_float'] * 1e3:.1f} | {r['time_int8'] * 1e3:.1f} | {r['time_fp16'] * 1e3:.1f} | "
+            f"{r['time_ort_float'] * 1e3:.1f} | {r['time_ort_qdq'] * 1e3:.1f} | "
+            f"{r['time_int8'] / r['time_float']:.2f}x | {r['time_int8'] / r['time_ort_qdq']:.2f}x |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default=",".join(SMALLEST_FIRST), help="comma-separated light model names")
+    parser.add_argument("--samples", type=int, default=10, help="test inputs per model (default: 10)")
+    parser.add_argument("--calibration", type=int, default=16, help="calibration inputs (default: 16)")
+    parser.add_argument("--repeat", type=int, default=3, help="timed calls per measurement (default: 3)")
+    parser.add_argument("--output", default=str(RESULTS), help="where to write the markdown table")
+    args = parser.parse_args()
+    rows = []
+    for name in args.models.split(","):
+        try:
+            rows.append(measure(name, args.samples, args.calibration, args.repeat))
+        except Exception as error:  # a model that fails is a row saying why, not a lost run
+            rows.append({"model": name, "failure": f"{type(error).__name__}: {str(error).splitlines()[0]}"})
+        print(rows[-1], file=sys.stderr, flush=True)
+        Path(args.output).write_text(table(rows, args.samples, args.calibration, args.repeat))  # partial runs count
+    print(Path(args.output).read_text())
+
+
+if __name__ == "__main__":
+    main()
