@@ -13,7 +13,9 @@ from lamina.dialects.types import spec_of
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import constant_value, create_constant, defining_op, graph_ops, has_uses, producer, replace_op
+from lamina.dialects.values import constant_value, defining_op, has_uses, producer
+
+from .rewriting import create_constant, graph_ops, replace_op
 
 F32, F16 = np.dtype(np.float32), np.dtype(np.float16)
 

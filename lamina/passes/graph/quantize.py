@@ -17,7 +17,9 @@ from lamina.quantization import calibration
 from .graph_identity import graph_hash, output_names
 from lamina.quantization.profile import Profile, check_matches, read_profile
 
-from .rewriting import constant_value, create_constant, defining_op, graph_ops, has_uses, producer, replace_op
+from lamina.dialects.values import constant_value, defining_op, has_uses, producer
+
+from .rewriting import create_constant, graph_ops, replace_op
 
 # Which operand of an "accumulate" op holds weights, and the weights' output-channel axis.
 WEIGHT_AXIS = {"convolution": 0, "fully_connected": 1}

@@ -22,11 +22,12 @@ from mlir.dialects import arith, linalg, math
 
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import QuantParams, TensorSpec
-from lamina.passes.graph.rewriting import constant_value
+from lamina.dialects.values import constant_value
 
 from .builders import PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar
 from .convolution import convolve, padded_input
 from .registry import CONVERTERS, converts
+from .storage import storage_type
 
 F32 = np.dtype(np.float32)
 
