@@ -83,6 +83,12 @@ def test_summary_numbers_agree_with_the_files(compiled):
     assert stats["dram1_usage"]["vectors"] == tdata_vectors
     assert 0 < stats["consts_utilization"] <= 1
     assert [segment["ops"] for segment in stats["host_segments"]] == [{"graph.softmax": 1}]
+    # The host softmax reads the logits (10 classes: one vector per array lane group) from DRAM0 and
+    # writes the model output on the host only; no pages: host transfers are that read alone.
+    logits_vectors = -(-10 // n)
+    assert stats["consts_pages"] == 0
+    assert stats["host_dram0_bytes"] == logits_vectors * n * arch.data_type.width // 8
+    assert stats["cycles_with_host_transfers"] == stats["cycles"] + logits_vectors
     text = (compiled.outdir / "summary.txt").read_text()
     assert f"{stats['instructions']:,}" in text and "graph.softmax" in text
 
