@@ -141,6 +141,10 @@ def test_weights_larger_than_dram1_are_paged_and_compute_the_same(compiled, smal
     stats = json.loads((outdir / "summary.json").read_text())
     assert stats["consts_pages"] == 3 and stats["dram1_usage"]["vectors"] <= arch["dram1_depth"]
     assert stats["consts_page_bytes"] == (73 + 129 + 129) * 8 * 2
+    # The page loads are charged beside the program's cycles at one vector per cycle, with the
+    # softmax's read of the logits (10 classes: 2 vectors of 8).
+    assert stats["host_transfer_cycles"] == 73 + 129 + 129 + 2
+    assert stats["cycles_with_host_transfers"] == stats["cycles"] + stats["host_transfer_cycles"]
     inputs = {"input": np.random.default_rng(2).random((1, 3, 8, 8), np.float32)}
     paged = simulate(outdir / "model.tmodel", inputs).outputs
     whole = simulate(compiled.outdir / "model.tmodel", inputs).outputs
