@@ -18,7 +18,7 @@ tensil-facts §1.2. Tensil's figures (../shared/design/reference/tensil-facts.md
 50,121 instructions, 20.58 % MAC efficiency (on the execution cycles);
 zcu104 293,590 cycles and 50,171 instructions, derived from the shipped
 `.tprog` with Tensil's latency model. Both use Tensil's latency model, the
-one `lamina/backends/tcu/latency.py` implements. Writes
+one `lamina/target/tcu/latency.py` implements. Writes
 `benchmarks/results/resnet20v2.md` and prints it.
 """
 
@@ -37,8 +37,8 @@ sys.path.insert(0, str(ROOT / "test" / "python"))
 from import_and_interpret import report_header  # noqa: E402
 from resnet20v2_model import TENSIL_TRUE_MACS, resnet20v2, zcu104_uram  # noqa: E402
 
-from lamina.backends.tcu.architecture import load_architecture  # noqa: E402
-from lamina.backends.tcu.compiler import compile_model  # noqa: E402
+from lamina.target.tcu.architecture import load_architecture  # noqa: E402
+from lamina.driver.compiler import compile_model  # noqa: E402
 
 RESULTS = ROOT / "benchmarks" / "results" / "resnet20v2.md"
 COMMAND = ".venv/bin/python benchmarks/resnet20v2.py"

@@ -21,7 +21,7 @@ import numpy as np
 import onnx
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.architecture import Architecture, load_architecture
 
 TENSIL_TRUE_MACS = 61_476_000  # Tensil's summary: 61.476 MMAC (tensil-facts §5.3), printed to 3 decimals
 STAGE_FILTERS = ((16, 64, 1), (64, 128, 2), (128, 256, 2))  # (bottleneck width, block output, first stride)

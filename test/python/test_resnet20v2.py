@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import onnx
 
-from lamina.backends.tcu.compiler import compile_model
+from lamina.driver.compiler import compile_model
 
 from resnet20v2_model import TENSIL_TRUE_MACS, resnet20v2
 
