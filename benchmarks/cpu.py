@@ -1,12 +1,16 @@
-"""The light models on the CPU path against onnxruntime and this machine's peak GEMM.
+"""The light models on the CPU path against onnxruntime at the same thread count, and this machine's peak GEMM.
 
-Usage: .venv/bin/python benchmarks/cpu.py [--models a,b] [--repeat N]
+Usage: .venv/bin/python benchmarks/cpu.py [--models a,b] [--repeat N] [--rounds R]
 
 For each light model (seeded random weights and inputs, seed 0): the CPU
-path's compile time (`lamina/runtime/cpu_executor.compile_model`: graph-optimize,
-graph-to-cpu, JIT, first call), its latency (median of `--repeat` calls
-after the first) and onnxruntime's with 1 and 2 intra-op threads (all graph
-optimizations on, sequential execution). GFLOP counts the multiply-adds of
+path's compile time at 1 and 2 threads (`lamina/runtime/cpu_executor.compile_model`
+with `cpu_pipeline(threads)`: graph-optimize, graph-to-cpu, JIT, first
+call), then its latency at 1 and 2 threads and onnxruntime's with 1 and 2
+intra-op threads (all graph optimizations on, sequential execution),
+interleaved: `--rounds` rounds each time the four in turn (median of
+`--repeat` calls after a warm-up), and the median over the rounds, so load
+from other work on the machine hits all four alike. The ratios are Lamina /
+onnxruntime at the same thread count. GFLOP counts the multiply-adds of
 convolutions and matrix products (2 per MAC); the rest is ignored. The peak
 is NumPy's (OpenBLAS) float32 2048^3 matmul on one thread
 (`OPENBLAS_NUM_THREADS=1` in a child process), measured in the same run.
@@ -17,6 +21,7 @@ The output error is max |lamina - onnxruntime| / max |onnxruntime|. Writes
 from __future__ import annotations
 
 import argparse
+import functools
 import os
 import statistics
 import subprocess
@@ -90,6 +95,10 @@ def contraction_flops(module) -> int:
     return 2 * macs
 
 
+def load_average() -> float:
+    return os.getloadavg()[0]
+
+
 def median_seconds(call, repeat: int) -> float:
     call()  # warm-up
     times = []
@@ -109,46 +118,62 @@ def onnxruntime_session(onnx_model, threads: int) -> onnxruntime.InferenceSessio
     return onnxruntime.InferenceSession(onnx_model.SerializeToString(), options, providers=["CPUExecutionProvider"])
 
 
-def measure(name: str, repeat: int) -> dict[str, object]:
+THREADS = (1, 2)
+
+
+def measure(name: str, repeat: int, rounds: int) -> dict[str, object]:
     onnx_model = randomize_weights(load_light_model(name), SEED)
     feeds = random_inputs(onnx_model, SEED)
     context = make_context()
     module = import_model(onnx_model, context)
     row: dict[str, object] = {"model": name, "gflop": contraction_flops(module) / 1e9}
-    start = time.perf_counter()
-    compiled = cpu_executor.compile_model(module)
-    outputs = compiled.run(feeds)
-    row["compile"] = time.perf_counter() - start
-    row["lamina"] = median_seconds(lambda: compiled.run(feeds), repeat)
-    for threads in (1, 2):
+    calls, errors = {}, []
+    for threads in THREADS:
+        start = time.perf_counter()
+        compiled = cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(threads))
+        outputs = compiled.run(feeds)
+        row[f"compile{threads}"] = time.perf_counter() - start
         session = onnxruntime_session(onnx_model, threads)
-        row[f"ort{threads}"] = median_seconds(lambda: session.run(None, feeds), repeat)
-    reference = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
-    row["error"] = max(float(np.abs(outputs[k] - v).max() / max(np.abs(v).max(), 1e-30)) for k, v in reference.items())
+        reference = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+        errors += [float(np.abs(outputs[k] - v).max() / max(np.abs(v).max(), 1e-30)) for k, v in reference.items()]
+        calls[f"lamina{threads}"] = functools.partial(compiled.run, feeds)
+        calls[f"ort{threads}"] = functools.partial(session.run, None, feeds)
+    row["error"] = max(errors)
+    times: dict[str, list[float]] = {key: [] for key in calls}
+    for _ in range(rounds):
+        for key, call in calls.items():
+            times[key].append(median_seconds(call, repeat))
+    row.update({key: statistics.median(values) for key, values in times.items()})
     return row
 
 
-def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int) -> str:
+def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int, rounds: int,
+          loads: tuple[float, float]) -> str:
     lines = [
         *report_header("The CPU path against onnxruntime", COMMAND),
-        f"Latencies are medians of {repeat} calls after a warm-up; Lamina's code is single-threaded. GFLOP",
-        "counts convolution and matmul multiply-adds (x2).",
+        f"Load average (1 min) {loads[0]:.1f} at the start, {loads[1]:.1f} at the end (2 logical CPUs shared "
+        "with other work: every column is slowed alike, the ratios less so).",
+        f"Latencies: the median over {rounds} interleaved rounds of the median of {repeat} calls after a warm-up "
+        "(Lamina at 1 thread, ORT at 1, Lamina at 2, ORT at 2, in turn). Ratios are Lamina / onnxruntime at the "
+        "same thread count. Compile: graph-optimize, graph-to-cpu, JIT and the first call. GFLOP counts "
+        "convolution and matmul multiply-adds (x2).",
         f"Peak: NumPy (OpenBLAS, `{kernel}` kernels) float32 {PEAK_SIZE}^3 matmul on one thread, measured in the "
         f"same run: **{peak:.1f} GFLOP/s**.",
         "",
-        "| model | GFLOP | compile (s) | Lamina (ms) | ORT 1 thread (ms) | ORT 2 threads (ms) | Lamina / ORT 1 "
-        "| Lamina GFLOP/s | % of peak | ORT 1 GFLOP/s | max rel. error |",
-        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
+        "| model | GFLOP | compile 1 / 2 threads (s) | Lamina 1 (ms) | ORT 1 (ms) | **1 thread** | Lamina 2 (ms) "
+        "| ORT 2 (ms) | **2 threads** | Lamina 1 GFLOP/s | % of peak | max rel. error |",
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
     for r in rows:
         if "failure" in r:
-            lines.append(f"| {r['model']} | {r['failure']} |" + " |" * 9)
+            lines.append(f"| {r['model']} | {r['failure']} |" + " |" * 10)
             continue
-        rate = r["gflop"] / r["lamina"]
+        rate = r["gflop"] / r["lamina1"]
         lines.append(
-            f"| {r['model']} | {r['gflop']:.2f} | {r['compile']:.1f} | {r['lamina'] * 1e3:.1f} | "
-            f"{r['ort1'] * 1e3:.1f} | {r['ort2'] * 1e3:.1f} | {r['lamina'] / r['ort1']:.2f}x | {rate:.1f} | "
-            f"{100 * rate / peak:.0f}% | {r['gflop'] / r['ort1']:.1f} | {r['error']:.1e} |")
+            f"| {r['model']} | {r['gflop']:.2f} | {r['compile1']:.1f} / {r['compile2']:.1f} | "
+            f"{r['lamina1'] * 1e3:.1f} | {r['ort1'] * 1e3:.1f} | {r['lamina1'] / r['ort1']:.2f}x | "
+            f"{r['lamina2'] * 1e3:.1f} | {r['ort2'] * 1e3:.1f} | {r['lamina2'] / r['ort2']:.2f}x | {rate:.1f} | "
+            f"{100 * rate / peak:.0f}% | {r['error']:.1e} |")
     return "\n".join(lines) + "\n"
 
 
@@ -156,17 +181,20 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default=",".join(LIGHT_MODELS), help="comma-separated light model names")
     parser.add_argument("--repeat", type=int, default=5, help="timed calls per measurement (default: 5)")
+    parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per model (default: 3)")
     parser.add_argument("--output", default=str(RESULTS), help="where to write the markdown table")
     args = parser.parse_args()
+    start_load = load_average()
     peak, kernel = peak_gflops()
     rows = []
     for name in args.models.split(","):
         try:
-            rows.append(measure(name, args.repeat))
+            rows.append(measure(name, args.repeat, args.rounds))
         except Exception as error:  # a model that fails is a row saying why, not a lost run
             rows.append({"model": name, "failure": f"{type(error).__name__}: {str(error).splitlines()[0]}"})
+        cpu_executor.forget_compiled_models()
         print(rows[-1], file=sys.stderr, flush=True)
-    text = table(rows, peak, kernel, args.repeat)
+    text = table(rows, peak, kernel, args.repeat, args.rounds, (start_load, load_average()))
     Path(args.output).write_text(text)
     print(text)
 

@@ -54,7 +54,7 @@ from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 
 from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
-from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
+from .summary import CompileSummary, HostSegment, LayerSummary, host_dram0_vectors, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
 MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
@@ -215,6 +215,9 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         consts_pages=len(scheduled.consts) - 1,
         page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
         true_consts_scalars=accelerator_constants - host_constants,
+        host_dram0_vectors=host_dram0_vectors(
+            host_segments, [entry.name for entry in inputs],
+            {e.name: e.size for e in (*inputs, *outputs, *variables) if e.base is not None}),
         stage_seconds=dict(stages.seconds), accuracy=accuracy)
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))

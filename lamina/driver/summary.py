@@ -11,7 +11,8 @@ definitions:
   the scheduler allocated over the whole program); utilization = usage /
   depth;
 - true MACs: the scheduler's count of multiply-accumulates with real
-  operands (padding pixels and padding lanes excluded);
+  operands (kernel taps on zero padding and padding lanes excluded, as
+  Tensil counts them);
 - cycles: the latency model (`latency.py`) summed over the whole program;
   MAC efficiency = true MACs / (cycles x N^2), overall and per layer;
 - true consts scalars: scalars of the weights and constants the accelerator
@@ -20,6 +21,11 @@ definitions:
 - consts pages: pages of weights the host loads into DRAM1 during a run
   when the consts do not fit at once (0: everything is loaded before it),
   and the bytes those loads move per run;
+- host transfers: the page loads and the DRAM0 vectors host segments read
+  and write, which the latency model does not see (they are not
+  instructions), charged at its DataMove rate of one cycle per vector on
+  their own lines: cycles and MAC efficiency *with host transfers* beside
+  the program's own (the host's computation itself is not charged);
 - DRAM traffic: bytes moved by DataMove instructions between DRAM and local
   memory, counted from the program itself;
 - accuracy (when the compile checked itself, `accuracy.py`): per output the
@@ -88,6 +94,7 @@ class CompileSummary:
     consts_pages: int  # pages the host loads during a run
     page_vectors: int  # vectors of those pages (each loaded once per run)
     true_consts_scalars: int
+    host_dram0_vectors: int  # DRAM0 vectors host segments read and write per run (`host_dram0_vectors`)
     stage_seconds: dict[str, float]
     accuracy: AccuracyReport | None = None  # the compile's self-check (accuracy.py)
 
@@ -112,6 +119,11 @@ class CompileSummary:
     @property
     def mac_efficiency(self) -> float:
         return mac_efficiency(self.macs, self.cycles, self.arch)
+
+    @property
+    def host_transfer_cycles(self) -> int:
+        """Page loads and host-segment DRAM0 traffic at the latency model's DataMove rate (1 vector/cycle)."""
+        return self.page_vectors + self.host_dram0_vectors
 
     @property
     def vector_bytes(self) -> int:
@@ -167,6 +179,11 @@ class CompileSummary:
             "consts_page_bytes": self.page_vectors * self.vector_bytes,
             "dram0_traffic_bytes": dram0_traffic * self.vector_bytes,
             "dram1_traffic_bytes": dram1_traffic * self.vector_bytes,
+            "host_dram0_bytes": self.host_dram0_vectors * self.vector_bytes,
+            "host_transfer_cycles": self.host_transfer_cycles,
+            "cycles_with_host_transfers": self.cycles + self.host_transfer_cycles,
+            "mac_efficiency_with_host_transfers": mac_efficiency(self.macs, self.cycles + self.host_transfer_cycles,
+                                                                 arch),
             "compile_seconds": self.compile_seconds,
             "stage_seconds": dict(self.stage_seconds),
             "host_segments": [asdict(segment) for segment in self.host_segments],
@@ -181,6 +198,24 @@ class CompileSummary:
         arch = self.arch
         return [("dram0", arch.dram0_depth), ("dram1", arch.dram1_depth), ("local", arch.local_depth),
                 ("accumulator", arch.accumulator_depth)]
+
+
+def host_dram0_vectors(segments: tuple[HostSegment, ...], input_names: list[str], dram0_vectors: dict[str, int]
+                       ) -> int:
+    """DRAM0 vectors the host segments move per run, in plan order.
+
+    A segment reads a Vars entry from DRAM0 unless the host has that value
+    already (a model input or an earlier segment's result), and writes each
+    result that has a Vars entry (`dram0_vectors`: name -> vectors placed in
+    DRAM0) back for later accelerator steps (docs/accelerator.md, the plan).
+    """
+    on_host = set(input_names)
+    moved = 0
+    for segment in segments:
+        moved += sum(dram0_vectors.get(name, 0) for name in segment.reads if name not in on_host)
+        moved += sum(dram0_vectors.get(name, 0) for name in segment.writes)
+        on_host.update(segment.writes)
+    return moved
 
 
 def _ratio(part: float, whole: float) -> float:
@@ -261,6 +296,10 @@ def _compiler_section(stats: dict) -> str:
          f"{stats['consts_pages']} / {_count(stats['consts_page_bytes'])}"),
         ("DRAM0 traffic (bytes)", _count(stats["dram0_traffic_bytes"])),
         ("DRAM1 traffic (bytes)", _count(stats["dram1_traffic_bytes"])),
+        ("Host segments' DRAM0 traffic (bytes)", _count(stats["host_dram0_bytes"])),
+        ("Host transfers (cycles at 1 vector/cycle)", _count(stats["host_transfer_cycles"])),
+        ("Estimated cycles with host transfers", _count(stats["cycles_with_host_transfers"])),
+        ("MAC efficiency with host transfers (%)", _percent(stats["mac_efficiency_with_host_transfers"])),
         ("Compilation time (seconds)", f"{stats['compile_seconds']:.3f}"),
     ]
     return _aligned("COMPILER SUMMARY", rows)

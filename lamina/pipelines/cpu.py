@@ -20,9 +20,11 @@ BUFFERIZE = (
 # `math.ipowi` has no LLVM lowering: `convert-math-to-funcs` outlines it as a
 # square-and-multiply function (the converter never passes it a negative
 # exponent, for which that function divides by zero).
-TO_LLVM = (
+LOOPS = (
     "convert-linalg-to-loops",
     "convert-vector-to-scf{full-unroll=true}",
+)
+TO_LLVM = (
     "expand-strided-metadata",
     "lower-affine",
     "convert-scf-to-cf",
@@ -38,6 +40,25 @@ TO_LLVM = (
     "convert-func-to-llvm",
     "reconcile-unrealized-casts",
 )
+
+
+# Threads: the scf.forall loops of `cpu-vectorize{parallel}` become scf.parallel loops, split by the
+# async dialect into `threads` blocks the MLIR async runtime's thread pool runs (a loop whose
+# iterations make one block runs inline in the caller's thread).
+def parallel_loops(threads: int) -> tuple[str, ...]:
+    """The parallel loops as calls of block functions through the async dialect (none for one thread)."""
+    if threads <= 1:
+        return ()
+    return ("scf-forall-to-parallel",
+            f"async-parallel-for{{async-dispatch=false num-workers={threads} min-task-size=1}}")
+
+
+def async_runtime(threads: int) -> tuple[str, ...]:
+    """The async dialect as calls into MLIR's async runtime (none for one thread)."""
+    if threads <= 1:
+        return ()
+    return ("async-to-async-runtime", "async-runtime-ref-counting", "async-runtime-ref-counting-opt",
+            "convert-async-to-llvm")
 
 
 @register_pipeline
@@ -59,19 +80,27 @@ class GraphToCpu(Pipeline):
     summary = "convert-graph-to-linalg, fusion, vectorization, bufferization, lowering to the LLVM dialect"
 
     vectorize: bool = option(True, "convolutions as matmuls, tiled and vectorized (linalg-convolution-to-matmuls, cpu-vectorize)")
+    threads: int = option(1, "threads the vectorized convolutions and matmuls run on (1: no threading code)")
 
     def expand(self) -> str:
         return ",".join(self.stages())
 
     def stages(self) -> list[str]:
+        threads = self.threads if self.vectorize else 1
         return [
             "convert-graph-to-linalg",
             "canonicalize",
             # Before element-wise fusion: its reshape propagation would turn the matmuls
             # convolutions become (between collapse/expand_shapes) into generics.
-            *(("linalg-convolution-to-matmuls", "cpu-vectorize") if self.vectorize else ()),
+            *(("linalg-convolution-to-matmuls", f"cpu-vectorize{{parallel={str(self.threads > 1).lower()}}}")
+              if self.vectorize else ()),
             "linalg-fuse-elementwise-ops",
             "canonicalize",
             *BUFFERIZE,
+            *LOOPS,
+            *parallel_loops(threads),
+            # After async-parallel-for, so that its block functions are kept out of line too.
+            "cpu-outline-loops",
+            *async_runtime(threads),
             *TO_LLVM,
         ]

@@ -17,6 +17,7 @@ import ctypes
 import functools
 import hashlib
 import io
+import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -37,12 +38,31 @@ from lamina.passes.pass_manager import run_pipeline
 from . import graph_interpreter
 from .graph_interpreter import check_inputs
 
-# Graph optimization first: it folds batch norms into convolutions and
-# matmul + add into fully_connected, which the CPU lowering relies on for speed.
-CPU_PIPELINE = "builtin.module(graph-optimize{backend=reference},graph-to-cpu)"
 OPT_LEVEL = 3
-# memref.copy of non-contiguous views calls into MLIR's C runner utils.
-_RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / "libmlir_c_runner_utils.so")]
+# memref.copy of non-contiguous views calls into MLIR's C runner utils; parallel loops into
+# MLIR's async runtime (its thread pool).
+_RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / name)
+                      for name in ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")]
+THREADS_VARIABLE = "LAMINA_NUM_THREADS"
+
+
+def default_threads() -> int:
+    """Threads compiled models run on: `LAMINA_NUM_THREADS`, else every core this process may use."""
+    text = os.environ.get(THREADS_VARIABLE)
+    if text is None:
+        return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    if not text.strip().isdigit() or int(text) < 1:
+        raise LaminaError(f"{THREADS_VARIABLE}={text!r}: expected a whole number of threads, at least 1")
+    return int(text)
+
+
+def cpu_pipeline(threads: int) -> str:
+    """The CPU compile pipeline for `threads` threads.
+
+    Graph optimization first: it folds batch norms into convolutions and
+    matmul + add into fully_connected, which the CPU lowering relies on for speed.
+    """
+    return f"builtin.module(graph-optimize{{backend=reference}},graph-to-cpu{{threads={threads}}})"
 
 
 @dataclass
@@ -90,13 +110,15 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def compile_model(module: ir.Operation, pipeline: str = CPU_PIPELINE) -> CompiledModel:
+def compile_model(module: ir.Operation, pipeline: str | None = None) -> CompiledModel:
     """The compiled form of a graph model (from the cache when the same model was compiled before).
 
-    The caller's module is left untouched: compilation works on a copy in a
-    fresh context. Raises LaminaError (e.g. naming ops without a CPU
-    lowering) when the model cannot be compiled.
+    `pipeline` defaults to `cpu_pipeline(default_threads())`. The caller's
+    module is left untouched: compilation works on a copy in a fresh context.
+    Raises LaminaError (e.g. naming ops without a CPU lowering) when the
+    model cannot be compiled.
     """
+    pipeline = pipeline or cpu_pipeline(default_threads())
     bytecode = io.BytesIO()
     module.write_bytecode(bytecode)
     key = hashlib.sha256(bytecode.getvalue() + pipeline.encode()).hexdigest()
@@ -105,6 +127,11 @@ def compile_model(module: ir.Operation, pipeline: str = CPU_PIPELINE) -> Compile
         _CACHE[key] = _compile(bytecode.getvalue(), pipeline, model.inputs(module), model.outputs(module),
                                _function_name(module))
     return _CACHE[key]
+
+
+def forget_compiled_models() -> None:
+    """Empty the in-process cache (a benchmark compiling many large models frees each when done)."""
+    _CACHE.clear()
 
 
 def _function_name(module: ir.Operation) -> str:

@@ -1,5 +1,7 @@
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu)' | FileCheck %s
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu{vectorize=false})' | FileCheck %s --check-prefix=SCALAR
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu{threads=2})' | FileCheck %s --check-prefix=THREADS
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu{threads=2})' | mlir-opt --verify-diagnostics | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 // The result is LLVM dialect upstream mlir-opt reads and translates without Lamina's dialects.
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-to-cpu)' | mlir-opt --verify-diagnostics | mlir-translate --mlir-to-llvmir | FileCheck %s --check-prefix=LLVMIR
 
@@ -15,6 +17,13 @@
 // SCALAR-LABEL: llvm.func @main(
 // SCALAR-NOT:    vector<
 // SCALAR:       llvm.func @_mlir_ciface_main(
+// With threads=1 (the default) no threading code; with threads=2 the convolution's tile loop is
+// an outlined block function the MLIR async runtime runs (tokens in a group, awaited by @main).
+// CHECK-NOT:     mlirAsyncRuntime
+// THREADS-LABEL: llvm.func @main(
+// THREADS:         llvm.call @mlirAsyncRuntimeCreateGroup
+// THREADS:         llvm.call @mlirAsyncRuntimeAwaitAllInGroup
+// THREADS:       llvm.func @_mlir_ciface_main(
 // LLVMIR: define void @_mlir_ciface_main(ptr %0, ptr %1)
 func.func @main() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x8x18x18xf32>

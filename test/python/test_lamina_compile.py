@@ -86,6 +86,12 @@ def test_summary_numbers_agree_with_the_files(compiled):
     assert stats["dram1_usage"]["vectors"] == tdata_vectors
     assert 0 < stats["consts_utilization"] <= 1
     assert [segment["ops"] for segment in stats["host_segments"]] == [{"graph.softmax": 1}]
+    # The host softmax reads the logits (10 classes: one vector per array lane group) from DRAM0 and
+    # writes the model output on the host only; no pages: host transfers are that read alone.
+    logits_vectors = -(-10 // n)
+    assert stats["consts_pages"] == 0
+    assert stats["host_dram0_bytes"] == logits_vectors * n * arch.data_type.width // 8
+    assert stats["cycles_with_host_transfers"] == stats["cycles"] + logits_vectors
     text = (compiled.outdir / "summary.txt").read_text()
     assert f"{stats['instructions']:,}" in text and "graph.softmax" in text
 
@@ -137,6 +143,10 @@ def test_weights_larger_than_dram1_are_paged_and_compute_the_same(compiled, smal
     stats = json.loads((outdir / "summary.json").read_text())
     assert stats["consts_pages"] == 3 and stats["dram1_usage"]["vectors"] <= arch["dram1_depth"]
     assert stats["consts_page_bytes"] == (73 + 129 + 129) * 8 * 2
+    # The page loads are charged beside the program's cycles at one vector per cycle, with the
+    # softmax's read of the logits (10 classes: 2 vectors of 8).
+    assert stats["host_transfer_cycles"] == 73 + 129 + 129 + 2
+    assert stats["cycles_with_host_transfers"] == stats["cycles"] + stats["host_transfer_cycles"]
     inputs = {"input": np.random.default_rng(2).random((1, 3, 8, 8), np.float32)}
     paged = simulate(outdir / "model.tmodel", inputs).outputs
     whole = simulate(compiled.outdir / "model.tmodel", inputs).outputs

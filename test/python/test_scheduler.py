@@ -516,6 +516,9 @@ def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
         assert 0 < layer.accumulator_vectors <= ARTY.accumulator_depth
         assert layer.true_macs > 0 and 0 < layer.mac_efficiency < 1
     assert result.layers[2].true_macs == 20 * 12 * 5 * 5
+    # 3x3, pad 1 on 10 x 10: per dimension the three kernel rows see 9, 10 and 9 real input rows, so
+    # taps on zero padding are not counted (Tensil's definition): 28 x 28, not 9 x 10 x 10.
+    assert result.layers[0].true_macs == 12 * 12 * 28 * 28
 
 
 def test_host_segments_split_the_plan():

@@ -30,9 +30,11 @@
 // UPSTREAM-LABEL: func.func @bool_and_ui8(
 // UPSTREAM-NOT:  i1>
 // UPSTREAM-NOT:  ui8
-// The whole CPU pipeline then loads and stores bytes (an i1 memref would abort memref-to-LLVM).
-// LLVM-LABEL:    llvm.func @bool_and_ui8(
+// The whole CPU pipeline then loads and stores bytes (an i1 memref would abort memref-to-LLVM),
+// in the loops cpu-outline-loops moved out of the model's function.
+// LLVM-LABEL:    llvm.func @bool_and_ui8_loop0(
 // LLVM:            llvm.load {{.*}} : !llvm.ptr -> i8
+// LLVM:          llvm.func @bool_and_ui8(
 // LLVM:          llvm.func @_mlir_ciface_bool_and_ui8(
 func.func @bool_and_ui8() {
   %0 = "graph.placeholder"() {name = "a"} : () -> tensor<4xui8> loc("a")

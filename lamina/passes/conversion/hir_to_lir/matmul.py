@@ -76,29 +76,46 @@ class MatMulProducer:
         return self.stages(rows) * self.co_tiles
 
     def true_macs(self) -> int:
-        """Multiply-accumulates of real weights: per (co_t, ci_t), lane pairs with a non-zero weight at
-        some kernel pixel, or all real lane pairs when most are non-zero (so weights rounded to zero do
-        not count as missing, while block-diagonal grouped tiles count only their blocks)."""
+        """Multiply-accumulates of real weights on real inputs, as Tensil counts them: per (co_t, ci_t),
+        lane pairs with a non-zero weight at some kernel pixel, or all real lane pairs when most are
+        non-zero (so weights rounded to zero do not count as missing, while block-diagonal grouped tiles
+        count only their blocks), times the outputs whose input under each present kernel pixel is a
+        real pixel (taps on zero padding excluded, `_real_taps`)."""
         n = self.lanes
         kh, kw = self.op.kernel
         addresses = self.tile_addresses.reshape(self.co_tiles, kh * kw, self.ci_tiles)
+        real_taps = self._real_taps().reshape(kh * kw)
         ci, co = self.channels
-        pairs_per_pixel = 0
+        macs = 0
         for co_t in range(self.co_tiles):
             real_co = min(n, co - co_t * n)
             for ci_t in range(self.ci_tiles):
                 real_ci = min(n, ci - ci_t * n)
                 starts = addresses[co_t, :, ci_t]
-                present = starts[starts >= 0]
-                if not present.size:
+                present = starts >= 0
+                if not present.any():
                     continue
-                rows = present[:, None] - self.consts.base + np.arange(n)
+                rows = starts[present][:, None] - self.consts.base + np.arange(n)
                 tiles = self.consts.image[rows]  # (pixels, ci lane, co lane)
                 nonzero = (tiles[:, :real_ci, :real_co] != 0).any(axis=0).sum()
                 real = real_ci * real_co
                 per_pixel = real if 2 * nonzero > real else int(nonzero)
-                pairs_per_pixel += per_pixel * present.size
-        return pairs_per_pixel * self.images * self.out_h * self.out_w
+                macs += per_pixel * int(real_taps[present].sum())
+        return macs * self.images
+
+    def _real_taps(self) -> np.ndarray:
+        """[kh, kw]: how many outputs of one image read a real (not zero-padding) input pixel through
+        each kernel pixel. Rows and columns are independent, so it is an outer product."""
+        op = self.op
+        (kh, kw), (sh, sw), (dh, dw) = op.kernel, op.strides, op.dilations
+        top, left = op.pads[:2]
+
+        def inside(kernel: int, stride: int, dilation: int, pad: int, outputs: int, size: int) -> np.ndarray:
+            position = np.arange(outputs)[None, :] * stride + np.arange(kernel)[:, None] * dilation - pad
+            return ((position >= 0) & (position < size)).sum(axis=1)
+
+        return np.outer(inside(kh, sh, dh, top, self.out_h, self.height),
+                        inside(kw, sw, dw, left, self.out_w, self.width))
 
     # -- emission ----------------------------------------------------------------------
 

@@ -1,0 +1,63 @@
+"""Threaded CPU code gives the reference interpreter's outputs, as the single-threaded code does.
+
+`graph-to-cpu{threads=N}` shares the register tiles of every vectorized
+convolution and matmul out to N blocks run by MLIR's async runtime. Each
+case is compiled with 1 and 3 threads (3 splits most tile counts unevenly)
+and both are compared with the graph interpreter (the oracle for the
+lowering, itself checked against onnxruntime and ONNX's node suite).
+`LAMINA_NUM_THREADS` picks the default.
+"""
+
+from __future__ import annotations
+
+import pytest
+from onnx import helper
+
+from importer_models import imported, make_model, randn
+from lamina.dialects.diagnostics import LaminaError
+from lamina.runtime import cpu_executor, graph_interpreter
+
+from test_cpu_path import CONVOLUTIONS, assert_close
+
+CASES = ("plain", "grouped", "depthwise_strided", "many_groups", "pointwise_tail")
+
+
+def _convolution_model(case: str):
+    attrs = dict(CONVOLUTIONS[case])
+    x = randn(*attrs.pop("x", (1, 3, 10, 8)))
+    w = randn(*attrs.pop("w"))
+    node = helper.make_node("Conv", ["x", "w"], ["y"], name="conv", **attrs)
+    module, context = imported(make_model([node], {"x": x}, ["y"], {"w": w}))
+    return module, context, {"x": x}
+
+
+@pytest.mark.parametrize("case", CASES)
+def test_threaded_convolutions_match_the_interpreter(case):
+    module, _context, feeds = _convolution_model(case)
+    reference = graph_interpreter.run(module, feeds)
+    for threads in (1, 3):
+        compiled = cpu_executor.compile_model(module, f"builtin.module(graph-to-cpu{{threads={threads}}})")
+        assert_close(compiled.run(feeds), reference)
+
+
+def test_threaded_matmul_over_many_tiles_matches_the_interpreter():
+    a, b = randn(16, 40), randn(40, 320)
+    node = helper.make_node("MatMul", ["a", "b"], ["y"], name="mm")
+    module, _context = imported(make_model([node], {"a": a}, ["y"], {"b": b}))
+    compiled = cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(2))
+    assert_close(compiled.run({"a": a}), graph_interpreter.run(module, {"a": a}))
+
+
+def test_lamina_num_threads_sets_the_default(monkeypatch):
+    monkeypatch.setenv(cpu_executor.THREADS_VARIABLE, "3")
+    assert cpu_executor.default_threads() == 3
+    monkeypatch.delenv(cpu_executor.THREADS_VARIABLE)
+    assert cpu_executor.default_threads() >= 1
+
+
+@pytest.mark.parametrize("text", ["0", "two", "-1", ""])
+def test_a_bad_thread_count_is_one_line_naming_the_variable(monkeypatch, text):
+    monkeypatch.setenv(cpu_executor.THREADS_VARIABLE, text)
+    with pytest.raises(LaminaError, match=r"^LAMINA_NUM_THREADS=.*expected a whole number of threads") as error:
+        cpu_executor.default_threads()
+    assert "\n" not in str(error.value)
