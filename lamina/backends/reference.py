@@ -22,7 +22,7 @@ class ReferenceBackend(Backend):
         return None if op.name in KERNELS else "the reference interpreter has no kernel for it"
 
     def should_lower(self, op: OpView) -> bool:
-        return False
+        return op.definition.training  # gradients and SGD have no kernel: they always become ordinary ops
 
 
 class ReferenceLoweredBackend(ReferenceBackend):

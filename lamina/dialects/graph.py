@@ -466,3 +466,6 @@ GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, m
 
 # The model's interface: kept even when nothing reads them (an unused input is still an input).
 MODEL_INTERFACE = frozenset({"placeholder", "save"})
+
+# Gradient, loss and SGD ops (Glow's XGrad nodes); they register into GRAPH.
+from . import graph_training  # noqa: E402,F401  (after GRAPH is complete: it imports this module)

@@ -157,6 +157,9 @@ class OpDef:
     variadic: str | None = None  # the name of the one variadic operand group, if any
     roles: dict[str, str] = field(default_factory=dict)
     value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
+    # A training op (a gradient or the SGD update): every backend lowers it into
+    # ordinary ops, so no executor needs a kernel for it (Glow's XGrad and SGD nodes).
+    training: bool = False
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}

@@ -28,16 +28,16 @@ from lamina.dialects.types import TensorSpec
 from .graph_kernels import KERNELS, KernelError, Node
 
 
-def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """Execute a graph-dialect model; returns save name -> array.
+def run(module: ir.Operation, inputs: Mapping[str, np.ndarray], function: str | None = None) -> dict[str, np.ndarray]:
+    """Execute a graph-dialect model (its function `function`, if it holds several); returns save name -> array.
 
     `inputs` maps every placeholder name to an array of exactly its type.
     Raises LaminaError for invalid IR, ops that are not graph ops, wrong
     inputs and data-dependent failures (naming the op's location).
     """
     check_module(module)
-    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module)]
-    feeds = check_inputs(model_inputs(module), inputs)
+    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module, function)]
+    feeds = check_inputs(model_inputs(module, function), inputs)
     dying = _dying_values([op for op, _ in program])
     values: dict[ir.Value, np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
