@@ -50,6 +50,7 @@ class TrainingConfig:
     l2_decay: float = 0.0
     batch_size: int = 1  # the SGD step divides gradients by it (the loss is already a batch mean)
     freeze: tuple[str, ...] = ()
+    weights: tuple[str, ...] = ()  # the constants that may be trained (ONNX initializers); (): every named one
     batch_norm_momentum: float = 0.1
     update: str = "sgd"  # "sgd", or "gradients": save each gradient as `<weight>.grad` instead
     input_gradients: bool = False  # also save `<input>.grad` for every float model input
@@ -64,7 +65,7 @@ def differentiate(module: ir.Operation, config: TrainingConfig) -> str:
     name = f"{function_name(model)}_grad"
     if any(function_name(f) == name for f in functions(module)):
         raise LaminaError(f"the module already has a function '{name}'")
-    trained = _weights_to_placeholders(module, model, set(config.freeze))
+    trained = _weights_to_placeholders(module, model, set(config.freeze), set(config.weights))
     with module.context, module.location:
         training = model.clone(ip=ir.InsertionPoint(module.regions[0].blocks[0]))
         training.attributes["sym_name"] = ir.StringAttr.get(name)
@@ -94,10 +95,11 @@ def _statistics(block: ir.Block) -> set[ir.Value]:
     return {op.operands[i] for op in block.operations if op.operation.name == "graph.batch_norm" for i in (3, 4)}
 
 
-def _weights_to_placeholders(module: ir.Operation, model: ir.Operation, frozen: set[str]) -> set[str]:
+def _weights_to_placeholders(module: ir.Operation, model: ir.Operation, frozen: set[str],
+                             allowed: set[str]) -> set[str]:
     """Turn the model's float initializers (except `frozen`) into placeholders; returns the trained names."""
     block = model.regions[0].blocks[0]
-    initializers = _initializers(block)
+    initializers = {name: op for name, op in _initializers(block).items() if not allowed or name in allowed}
     unknown = sorted(frozen - set(initializers))
     if unknown:
         known = ", ".join(sorted(initializers)) or "none"

@@ -92,30 +92,66 @@ def _scatter_windows(emit: Emitter, grads: ir.Value, filter_: ir.Value, axes: li
 
 @lowering("convolution_grad")
 def convolution_grad(op: OpView, emit: Emitter) -> list[ir.Value]:
-    """Input grad: conv_transpose of grad by the filter. Filter grad, per group: the input with batch
-    and channels swapped, convolved by the gradient (strides and dilations exchange roles), cropped
-    to the kernel. Bias grad: grad summed over batch and space."""
+    """Input grad: conv_transpose of grad by the filter. Filter grad, per group: one matrix
+    product of the gradient [M, N*P] with the input's im2col matrix [N*P, C*K] (P output
+    positions, K kernel taps). Bias grad: grad summed over batch and space."""
     x, filter_, grad = op.operand("input"), op.operand("filter"), op.operand("grad")
     x_spec, f_spec, g_spec = spec_of(x.type), spec_of(filter_.type), spec_of(grad.type)
     axes = _geometry(op, x_spec, f_spec.shape[2:])
     group = op.attr("group")
     input_grad = _scatter_windows(emit, grad, filter_, axes, group, x_spec.shape[1], x_spec)
     in_per_group, out_per_group = x_spec.shape[1] // group, f_spec.shape[0] // group
+    padded = _padded(emit, x, axes, 0.0)
     filter_grad = None
     for index in range(group):
-        part_x = _channel_slice(emit, x, index * in_per_group, in_per_group)
+        columns = _im2col(emit, _channel_slice(emit, padded, index * in_per_group, in_per_group), axes)
         part_g = _channel_slice(emit, grad, index * out_per_group, out_per_group)
-        correlation = emit.op("convolution", _swap01(emit, part_x), _swap01(emit, part_g),
-                              _zeros(emit, g_spec.with_shape((out_per_group,))),
-                              strides=[a.dilation for a in axes], pads=op.attr("pads"),
-                              dilations=[a.stride for a in axes], group=1)
-        shape = spec_of(correlation.type).shape
-        cropped = emit.op("slice", correlation, starts=(0,) * len(shape), ends=(*shape[:2], *f_spec.shape[2:]),
-                          steps=(1,) * len(shape))
-        part = _swap01(emit, cropped)
+        rows = spec_of(part_g.type)
+        flat_g = emit.op("reshape", _swap01(emit, part_g),
+                         result_type=rows.with_shape((out_per_group, rows.num_elements // out_per_group)))
+        product = emit.op("matmul", flat_g, emit.op("transpose", columns, perm=(1, 0)))
+        part = emit.op("reshape", product, result_type=f_spec.with_shape((out_per_group, *f_spec.shape[1:])))
         filter_grad = part if filter_grad is None else emit.op("concat", filter_grad, part, axis=0)
     spatial = tuple(range(2, g_spec.rank))
     return [input_grad, filter_grad, emit.op("reduce_sum", grad, axes=(0, *spatial), keepdims=False)]
+
+
+def _padded(emit: Emitter, x: ir.Value, axes: list[WindowAxis], value: float) -> ir.Value:
+    """`x` with the begin pads and every end pad a window reads (ceil mode reads past `pads`)."""
+    ends = [max(a.pad_end, a.padded_end) for a in axes]
+    if not any(a.pad_begin for a in axes) and not any(ends):
+        return x
+    return emit.op("pad", x, pads=(0, 0, *[a.pad_begin for a in axes], 0, 0, *ends), mode="constant", value=value)
+
+
+def _tap(emit: Emitter, padded: ir.Value, tap: tuple[int, ...], axes: list[WindowAxis]) -> ir.Value:
+    """The input element under kernel tap `tap` at every output position: a strided slice [N, C, out...]."""
+    shape = spec_of(padded.type).shape
+    starts = [t * a.dilation for t, a in zip(tap, axes)]
+    ends = [start + (a.out - 1) * a.stride + 1 for start, a in zip(starts, axes)]
+    return emit.op("slice", padded, starts=(0, 0, *starts), ends=(*shape[:2], *ends),
+                   steps=(1, 1, *[a.stride for a in axes]))
+
+
+def _stacked_taps(emit: Emitter, padded: ir.Value, axes: list[WindowAxis],
+                  transform=lambda tap, window: window) -> ir.Value:
+    """[N, C, K, out...]: every kernel tap's window (after `transform`) stacked on a new axis 2."""
+    stacked = None
+    for tap in np.ndindex(*[a.kernel for a in axes]):
+        window = transform(tap, _tap(emit, padded, tap, axes))
+        spec = spec_of(window.type)
+        window = emit.op("reshape", window, result_type=spec.with_shape((*spec.shape[:2], 1, *spec.shape[2:])))
+        stacked = window if stacked is None else emit.op("concat", stacked, window, axis=2)
+    return stacked
+
+
+def _im2col(emit: Emitter, padded: ir.Value, axes: list[WindowAxis]) -> ir.Value:
+    """[C*K, N*P]: row (c, tap), column (n, output position) holds the input under that tap."""
+    stacked = _stacked_taps(emit, padded, axes)
+    spec = spec_of(stacked.type)
+    batch, channels, taps = spec.shape[:3]
+    moved = emit.op("transpose", stacked, perm=(1, 2, 0, *range(3, spec.rank)))
+    return emit.op("reshape", moved, result_type=spec.with_shape((channels * taps, spec.num_elements // (channels * taps))))
 
 
 def _channel_slice(emit: Emitter, value: ir.Value, start: int, count: int) -> ir.Value:
@@ -159,21 +195,12 @@ def max_pool_grad(op: OpView, emit: Emitter) -> ir.Value:
     if _is_tiling(axes):
         hit = emit.op("equal", x, _upsample(emit, y, axes))
         return emit.op("where", hit, _upsample(emit, grad, axes), _zeros(emit, x_spec))
-    low = float(np.finfo(x_spec.dtype).min)
-    padded = emit.op("pad", x, pads=(0, 0, *[a.pad_begin for a in axes], 0, 0,
-                                     *[max(a.pad_end, a.padded_end) for a in axes]), mode="constant", value=low)
     g_spec = spec_of(grad.type)
-    stacked_spec = g_spec.with_shape((g_spec.shape[0], g_spec.shape[1], 1, *g_spec.shape[2:]))
+    padded = _padded(emit, x, axes, float(np.finfo(x_spec.dtype).min))
+    stacked = _stacked_taps(emit, padded, axes,
+                            lambda tap, window: emit.op("where", emit.op("equal", window, y), grad,
+                                                        _zeros(emit, g_spec)))
     taps = list(np.ndindex(*[a.kernel for a in axes]))
-    stacked = None
-    for tap in taps:
-        starts = [t * a.dilation for t, a in zip(tap, axes)]
-        ends = [s + (a.out - 1) * a.stride + 1 for s, a in zip(starts, axes)]
-        window = emit.op("slice", padded, starts=(0, 0, *starts), ends=(*g_spec.shape[:2], *ends),
-                         steps=(1, 1, *[a.stride for a in axes]))
-        part = emit.op("where", emit.op("equal", window, y), grad, _zeros(emit, g_spec))
-        part = emit.op("reshape", part, result_type=stacked_spec)
-        stacked = part if stacked is None else emit.op("concat", stacked, part, axis=2)
     channels = g_spec.shape[1]
     as_channels = emit.op("reshape", stacked, result_type=g_spec.with_shape(
         (g_spec.shape[0], channels * len(taps), *g_spec.shape[2:])))
