@@ -78,7 +78,11 @@ def sample_types(proto: onnx.ModelProto) -> dict[str, tuple[tuple, np.dtype]]:
 
 @dataclass
 class Trainer:
-    """A model compiled for training at one batch size; `state` holds its weights by name."""
+    """A model prepared for training at one batch size; `state` holds its weights by name.
+
+    The training and inference functions are compiled for the CPU path once,
+    when first used, then every step reuses the compiled code.
+    """
 
     proto: onnx.ModelProto
     options: TrainOptions
@@ -103,9 +107,10 @@ class Trainer:
         self.output_spec = outputs(module, inference)[self.output]
         values = initial_values(module)
         self.state = {name: values[name] for name in inputs(module, training) if name in values}
-        self.step_model = cpu_executor.compile_model(extract_function(module, training))
-        self.predict_model = cpu_executor.compile_model(extract_function(module, inference))
-        self._keep = module  # the modules' context outlives the compiled copies' sources
+        self._training = extract_function(module, training)
+        self._step_model = None
+        self._inference = extract_function(module, inference)
+        self._predict_model = None
 
     def labels_for(self, path: str, labels: np.ndarray) -> np.ndarray:
         """The labels checked against the model's output (classes or target shape)."""
@@ -115,7 +120,9 @@ class Trainer:
 
     def step(self, batch_inputs: dict[str, np.ndarray], labels: np.ndarray) -> tuple[float, np.ndarray]:
         """One SGD step; returns the batch's loss and the model's output for it."""
-        results = self.step_model.run({**batch_inputs, LABELS: labels, **self.state})
+        if self._step_model is None:  # compiled at the first step, after the data passed its checks
+            self._step_model = cpu_executor.compile_model(self._training)
+        results = self._step_model.run({**batch_inputs, LABELS: labels, **self.state})
         for name in self.state:
             if name in results:
                 self.state[name] = results[name]
@@ -124,12 +131,14 @@ class Trainer:
     def predict(self, data: dict[str, np.ndarray]) -> np.ndarray:
         """The model's output for every sample, in batches (the last one padded and trimmed)."""
         count = len(next(iter(data.values())))
-        weights = {name: value for name, value in self.state.items() if name in self.predict_model.inputs}
+        if self._predict_model is None:  # compiled when first needed: plain training never predicts
+            self._predict_model = cpu_executor.compile_model(self._inference)
+        weights = {name: value for name, value in self.state.items() if name in self._predict_model.inputs}
         pieces = []
         for start in range(0, count, self.options.batch):
             chunk = {name: _padded(array[start:start + self.options.batch], self.options.batch)
                      for name, array in data.items()}
-            output = self.predict_model.run({**chunk, **weights})[self.output]
+            output = self._predict_model.run({**chunk, **weights})[self.output]
             pieces.append(output[:min(self.options.batch, count - start)])
         return np.concatenate(pieces)
 
