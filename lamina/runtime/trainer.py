@@ -26,6 +26,7 @@ from lamina.frontend.onnx_importer import import_model
 from lamina.passes.graph.differentiate import TrainingConfig, differentiate, initial_values
 
 from . import cpu_executor
+from .bound_steps import BoundSteps
 from .training_data import LABELS, Dataset, class_labels, regression_targets
 
 
@@ -78,7 +79,8 @@ def sample_types(proto: onnx.ModelProto) -> dict[str, tuple[tuple, np.dtype]]:
 
 @dataclass
 class Trainer:
-    """A model prepared for training at one batch size; `state` holds its weights by name.
+    """A model prepared for training at one batch size; `state` holds its weights by name
+    (live arrays of the compiled step: copy them to keep a snapshot).
 
     The training and inference functions are compiled for the CPU path once,
     when first used, then every step reuses the compiled code.
@@ -108,7 +110,7 @@ class Trainer:
         values = initial_values(module)
         self.state = {name: values[name] for name in inputs(module, training) if name in values}
         self._training = extract_function(module, training)
-        self._step_model = None
+        self._steps = None
         self._inference = extract_function(module, inference)
         self._predict_model = None
 
@@ -120,12 +122,10 @@ class Trainer:
 
     def step(self, batch_inputs: dict[str, np.ndarray], labels: np.ndarray) -> tuple[float, np.ndarray]:
         """One SGD step; returns the batch's loss and the model's output for it."""
-        if self._step_model is None:  # compiled at the first step, after the data passed its checks
-            self._step_model = cpu_executor.compile_model(self._training)
-        results = self._step_model.run({**batch_inputs, LABELS: labels, **self.state})
-        for name in self.state:
-            if name in results:
-                self.state[name] = results[name]
+        if self._steps is None:  # compiled at the first step, after the data passed its checks
+            self._steps = BoundSteps(cpu_executor.compile_model(self._training), self.state)
+        results = self._steps.step({**batch_inputs, LABELS: labels})
+        self.state.update(self._steps.state())
         return float(results["loss"]), results[self.output]
 
     def predict(self, data: dict[str, np.ndarray]) -> np.ndarray:
