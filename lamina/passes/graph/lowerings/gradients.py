@@ -92,9 +92,10 @@ def _scatter_windows(emit: Emitter, grads: ir.Value, filter_: ir.Value, axes: li
 
 @lowering("convolution_grad")
 def convolution_grad(op: OpView, emit: Emitter) -> list[ir.Value]:
-    """Input grad: conv_transpose of grad by the filter. Filter grad, per group: one matrix
-    product of the gradient [M, N*P] with the input's im2col matrix [N*P, C*K] (P output
-    positions, K kernel taps). Bias grad: grad summed over batch and space."""
+    """Input grad: conv_transpose of grad by the filter. Filter grad, per group and kernel tap:
+    the input under that tap [C, N*P] times the gradient [N*P, M] (P output positions), the
+    taps' [C, M] products stacked and moved into [M, C, k...]. Bias grad: grad summed over
+    batch and space. (One im2col matrix would need strided copies, slow on the CPU path.)"""
     x, filter_, grad = op.operand("input"), op.operand("filter"), op.operand("grad")
     x_spec, f_spec, g_spec = spec_of(x.type), spec_of(filter_.type), spec_of(grad.type)
     axes = _geometry(op, x_spec, f_spec.shape[2:])
@@ -104,16 +105,29 @@ def convolution_grad(op: OpView, emit: Emitter) -> list[ir.Value]:
     padded = _padded(emit, x, axes, 0.0)
     filter_grad = None
     for index in range(group):
-        columns = _im2col(emit, _channel_slice(emit, padded, index * in_per_group, in_per_group), axes)
-        part_g = _channel_slice(emit, grad, index * out_per_group, out_per_group)
-        rows = spec_of(part_g.type)
-        flat_g = emit.op("reshape", _swap01(emit, part_g),
-                         result_type=rows.with_shape((out_per_group, rows.num_elements // out_per_group)))
-        product = emit.op("matmul", flat_g, emit.op("transpose", columns, perm=(1, 0)))
-        part = emit.op("reshape", product, result_type=f_spec.with_shape((out_per_group, *f_spec.shape[1:])))
+        part_x = _channel_slice(emit, padded, index * in_per_group, in_per_group)
+        part = _filter_grad(emit, part_x, _channel_slice(emit, grad, index * out_per_group, out_per_group), axes)
         filter_grad = part if filter_grad is None else emit.op("concat", filter_grad, part, axis=0)
     spatial = tuple(range(2, g_spec.rank))
     return [input_grad, filter_grad, emit.op("reduce_sum", grad, axes=(0, *spatial), keepdims=False)]
+
+
+def _filter_grad(emit: Emitter, padded: ir.Value, grad: ir.Value, axes: list[WindowAxis]) -> ir.Value:
+    g_spec = spec_of(grad.type)
+    channels, outputs = spec_of(padded.type).shape[1], g_spec.shape[1]
+    positions = g_spec.num_elements // outputs  # N * P
+    rank = g_spec.rank
+    grad_rows = emit.op("reshape", emit.op("transpose", grad, perm=(0, *range(2, rank), 1)),
+                        result_type=g_spec.with_shape((positions, outputs)))
+    stacked = None
+    for tap in np.ndindex(*[a.kernel for a in axes]):
+        window = _swap01(emit, _tap(emit, padded, tap, axes))  # [C, N, out...]
+        rows = emit.op("reshape", window, result_type=g_spec.with_shape((channels, positions)))
+        product = emit.op("matmul", rows, grad_rows)  # [C, M]
+        product = emit.op("reshape", product, result_type=g_spec.with_shape((1, channels, outputs)))
+        stacked = product if stacked is None else emit.op("concat", stacked, product, axis=0)
+    moved = emit.op("transpose", stacked, perm=(2, 1, 0))  # [M, C, K]
+    return emit.op("reshape", moved, result_type=g_spec.with_shape((outputs, channels, *[a.kernel for a in axes])))
 
 
 def _padded(emit: Emitter, x: ir.Value, axes: list[WindowAxis], value: float) -> ir.Value:
@@ -143,15 +157,6 @@ def _stacked_taps(emit: Emitter, padded: ir.Value, axes: list[WindowAxis],
         window = emit.op("reshape", window, result_type=spec.with_shape((*spec.shape[:2], 1, *spec.shape[2:])))
         stacked = window if stacked is None else emit.op("concat", stacked, window, axis=2)
     return stacked
-
-
-def _im2col(emit: Emitter, padded: ir.Value, axes: list[WindowAxis]) -> ir.Value:
-    """[C*K, N*P]: row (c, tap), column (n, output position) holds the input under that tap."""
-    stacked = _stacked_taps(emit, padded, axes)
-    spec = spec_of(stacked.type)
-    batch, channels, taps = spec.shape[:3]
-    moved = emit.op("transpose", stacked, perm=(1, 2, 0, *range(3, spec.rank)))
-    return emit.op("reshape", moved, result_type=spec.with_shape((channels * taps, spec.num_elements // (channels * taps))))
 
 
 def _channel_slice(emit: Emitter, value: ir.Value, start: int, count: int) -> ir.Value:
