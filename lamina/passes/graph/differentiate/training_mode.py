@@ -12,7 +12,8 @@ from mlir import ir
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import OpView
 from lamina.passes.graph.lowerings import Emitter
-from lamina.passes.graph.rewriting import producer, replace_op
+from lamina.dialects.values import producer
+from lamina.passes.graph.rewriting import replace_op
 
 from .rules import spec
 

@@ -14,7 +14,8 @@ from mlir import ir
 
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.runtime.window_kernels import WindowAxis, _divisors, window_axes
+from lamina.kernels.pooling import average_divisors
+from lamina.kernels.windows import WindowAxis, window_axes
 
 from .base import Emitter, lowering
 
@@ -222,7 +223,7 @@ def avg_pool_grad(op: OpView, emit: Emitter) -> ir.Value:
     x_spec, grad = spec_of(op.operand("input").type), op.operand("grad")
     g_spec = spec_of(grad.type)
     axes = _geometry(op, x_spec, op.attr("kernel"))
-    divisors = _divisors(axes, op.attr("count_include_pad")).astype(g_spec.dtype)
+    divisors = average_divisors(axes, op.attr("count_include_pad")).astype(g_spec.dtype)
     shares = emit.op("div", grad, emit.broadcast(emit.constant(divisors), g_spec))
     channels = g_spec.shape[1]
     ones = emit.splat(1.0, x_spec.with_shape((channels, 1, *[a.kernel for a in axes])))
