@@ -82,7 +82,7 @@ def _scatter_windows(emit: Emitter, grads: ir.Value, filter_: ir.Value, axes: li
     The begin pads and the end pads a window actually read are cropped
     again; `output_padding` restores input positions no window reads.
     """
-    ends = [a.padded_end if a.padded_end > a.pad_end else a.pad_end for a in axes]
+    ends = [max(a.pad_end, a.padded_end) for a in axes]
     spans = [(a.out - 1) * a.stride + (a.kernel - 1) * a.dilation + 1 for a in axes]
     output_padding = [a.size + a.pad_begin + end - span for a, end, span in zip(axes, ends, spans)]
     bias = _zeros(emit, like.with_shape((channels,)))
@@ -148,8 +148,7 @@ def _tap(emit: Emitter, padded: ir.Value, tap: tuple[int, ...], axes: list[Windo
                    steps=(1, 1, *[a.stride for a in axes]))
 
 
-def _stacked_taps(emit: Emitter, padded: ir.Value, axes: list[WindowAxis],
-                  transform=lambda tap, window: window) -> ir.Value:
+def _stacked_taps(emit: Emitter, padded: ir.Value, axes: list[WindowAxis], transform) -> ir.Value:
     """[N, C, K, out...]: every kernel tap's window (after `transform`) stacked on a new axis 2."""
     stacked = None
     for tap in np.ndindex(*[a.kernel for a in axes]):
