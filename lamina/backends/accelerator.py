@@ -117,4 +117,4 @@ class AcceleratorBackend(Backend):
                 "(lamina-compile), not on !quant.uniform values")
 
     def should_lower(self, op: OpView) -> bool:
-        return op.name in LOWERED
+        return op.name in LOWERED or op.definition.training

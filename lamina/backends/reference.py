@@ -25,7 +25,7 @@ class ReferenceBackend(Backend):
         return self.why_not_quantized(op) if quantized else None
 
     def should_lower(self, op: OpView) -> bool:
-        return False
+        return op.definition.training  # gradients and SGD have no kernel: they always become ordinary ops
 
 
 class ReferenceLoweredBackend(ReferenceBackend):

@@ -105,7 +105,7 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS:
+        if graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS or graph_op.training:  # training ops are lowered before IRGen
             continue
         BUFFER.op(
             graph_op.name,

@@ -532,3 +532,6 @@ GRAPH.op("profile", "Records the values of `input` as node output `name`; the in
 MODEL_INTERFACE = GRAPH.with_trait(INTERFACE)
 # Ops dead-code elimination keeps: the interface and the profiling probes of Glow's Profile mode.
 KEPT_WITHOUT_USES = MODEL_INTERFACE | {"profile"}
+
+# Gradient, loss and SGD ops (Glow's XGrad nodes); they register into GRAPH.
+from . import graph_training  # noqa: E402,F401  (after GRAPH is complete: it imports this module)

@@ -198,6 +198,9 @@ class OpDef:
     quantized: str | None = None  # how a quantized instance computes (QUANTIZED_KINDS); None: it has none
     traits: frozenset[str] = frozenset()
     enums: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    # A training op (a gradient or the SGD update): every backend lowers it into
+    # ordinary ops, so no executor needs a kernel for it (Glow's XGrad and SGD nodes).
+    training: bool = False
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}

@@ -29,33 +29,62 @@ def create_model(context: ir.Context, name: str = "main", source: str | None = N
     return module.operation, block
 
 
-def main_function(module: ir.Operation) -> ir.Operation:
-    """The model's function: the only `func.func` in the module."""
-    functions = [op for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
-    if len(functions) != 1:
-        raise LaminaError(f"a model module holds exactly one func.func, found {len(functions)}")
-    return functions[0].operation
+def functions(module: ir.Operation) -> list[ir.Operation]:
+    """The module's `func.func`s in order: one model function, or an inference function
+    followed by the training functions `graph-differentiate` added (Glow's module of functions)."""
+    return [op.operation for op in module.regions[0].blocks[0].operations if op.operation.name == "func.func"]
 
 
-def body_ops(module: ir.Operation) -> list[ir.Operation]:
-    """The ops of the model's function in program order (terminator excluded)."""
-    block = main_function(module).regions[0].blocks[0]
+def function_name(function: ir.Operation) -> str:
+    return ir.StringAttr(function.attributes["sym_name"]).value
+
+
+def main_function(module: ir.Operation, name: str | None = None) -> ir.Operation:
+    """The model's function: the one named `name`, or else the only `func.func` in the module."""
+    found = functions(module)
+    if name is not None:
+        named = [op for op in found if function_name(op) == name]
+        if not named:
+            raise LaminaError(f"the module has no function '{name}'; it holds "
+                              + ", ".join(f"'{function_name(op)}'" for op in found))
+        return named[0]
+    if len(found) != 1:
+        listed = ", ".join(f"'{function_name(op)}'" for op in found)
+        raise LaminaError(f"a model module holds exactly one func.func, found {len(found)}"
+                          + (f" ({listed}); extract one first (lamina.dialects.model.extract_function)"
+                             if found else ""))
+    return found[0]
+
+
+def extract_function(module: ir.Operation, name: str) -> ir.Operation:
+    """A new module (same context) holding a copy of function `name` alone, so that the
+    single-function levels (buffers, CPU, accelerator) can compile it."""
+    function = main_function(module, name)
+    with module.context, module.location:
+        extracted = ir.Module.create()
+        function.clone(ip=ir.InsertionPoint(extracted.body))
+    return extracted.operation
+
+
+def body_ops(module: ir.Operation, function: str | None = None) -> list[ir.Operation]:
+    """The ops of the model's function (or of `function`) in program order (terminator excluded)."""
+    block = main_function(module, function).regions[0].blocks[0]
     return [op.operation for op in block.operations if op.operation.name != "func.return"]
 
 
-def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
+def inputs(module: ir.Operation, function: str | None = None) -> dict[str, TensorSpec]:
     """Placeholder name -> type, in program order."""
     return {
         GRAPH.view(op).attr("name"): spec_of(op.results[0].type)
-        for op in body_ops(module)
+        for op in body_ops(module, function)
         if op.name == "graph.placeholder"
     }
 
 
-def outputs(module: ir.Operation) -> dict[str, TensorSpec]:
+def outputs(module: ir.Operation, function: str | None = None) -> dict[str, TensorSpec]:
     """Save name -> type of the saved value, in program order."""
     return {
         GRAPH.view(op).attr("name"): spec_of(op.operands[0].type)
-        for op in body_ops(module)
+        for op in body_ops(module, function)
         if op.name == "graph.save"
     }

@@ -30,8 +30,9 @@ from lamina.kernels.quantized_kernels import evaluate
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],
-        observe: Callable[[ir.Value, np.ndarray], None] | None = None) -> dict[str, np.ndarray]:
-    """Execute a graph-dialect model; returns save name -> array.
+        observe: Callable[[ir.Value, np.ndarray], None] | None = None,
+        function: str | None = None) -> dict[str, np.ndarray]:
+    """Execute a graph-dialect model (its function `function`, if it holds several); returns save name -> array.
 
     `inputs` maps every placeholder name to an array of exactly its type.
     `observe`, if given, sees every op result as it is computed (calibration
@@ -40,8 +41,8 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],
     inputs and data-dependent failures (naming the op's location).
     """
     check_module(module)
-    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module)]
-    feeds = check_inputs(model_inputs(module), inputs)
+    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module, function)]
+    feeds = check_inputs(model_inputs(module, function), inputs)
     dying = _dying_values([op for op, _ in program])
     values: dict[ir.Value, np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}

@@ -51,21 +51,27 @@ def markdown() -> str:
         "| graph op | from ONNX | kernel | graph lowering | CPU lowering | accelerator rule |",
         "| --- | --- | --- | --- | --- | --- |",
     ]
+    training = [name for name, op in GRAPH.ops.items() if op.training]
     for name in GRAPH.ops:
+        if name in training:
+            continue  # listed below: every backend lowers them, so they need no kernel of any kind
         onnx = ", ".join(sources.get(name, [])) or "-"
         kernel = "yes" if name in KERNELS else "**missing**"
         lowering = "yes" if name in LOWERINGS else "-"
         cpu = "yes" if name in CPU_LOWERINGS else "driver" if name in handled_by_driver else "**missing**"
         accelerator = RULES[name].form if name in RULES else "-"
         lines.append(f"| `graph.{name}` | {onnx} | {kernel} | {lowering} | {cpu} | {accelerator} |")
-    lacking_cpu = [n for n in CPU_LOWERINGS.missing() if n not in handled_by_driver]
+    lacking_cpu = [n for n in CPU_LOWERINGS.missing() if n not in handled_by_driver and n not in training]
+    lacking_kernel = [n for n in KERNELS.missing() if n not in training]
+    ops = len(GRAPH.ops) - len(training)
     lines += [
         "",
-        f"{len(GRAPH.ops)} graph ops: {len(GRAPH.ops) - len(KERNELS.missing())} with a kernel, "
-        f"{len(GRAPH.ops) - len(lacking_cpu)} on the CPU path, {len(RULES)} with an accelerator rule, "
-        f"{len(LOWERINGS)} with a graph lowering.",
-        f"Without a kernel: {', '.join(KERNELS.missing()) or 'none'}.",
+        f"{ops} graph ops: {ops - len(lacking_kernel)} with a kernel, "
+        f"{ops - len(lacking_cpu)} on the CPU path, {len(RULES)} with an accelerator rule, "
+        f"{len([n for n in LOWERINGS if n not in training])} with a graph lowering.",
+        f"Without a kernel: {', '.join(lacking_kernel) or 'none'}.",
         f"Without a CPU lowering: {', '.join(lacking_cpu) or 'none'}.",
+        f"Training ops ({len(training)}, lowered by every backend, `docs/training.md`): {', '.join(training)}.",
         f"HIR ops without an interpreter step: {', '.join(STEPS.missing()) or 'none'} (of {len(HIR.ops)}).",
     ]
     return "\n".join(lines) + "\n"

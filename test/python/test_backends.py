@@ -52,7 +52,15 @@ def test_an_unknown_backend_is_a_clear_error():
 
 
 def test_reference_backends_run_every_graph_op():
-    assert set(GRAPH.ops) <= set(KERNELS)
+    assert {name for name, op in GRAPH.ops.items() if not op.training} <= set(KERNELS)
+
+
+def test_every_backend_lowers_every_training_op():
+    """Gradients, losses and SGD have no kernel: every backend asks for their lowering."""
+    training = [op for op in GRAPH.ops.values() if op.training]
+    assert training and {op.name for op in training} <= set(LOWERINGS)
+    for backend in BACKENDS.values():
+        assert all(backend.should_lower(OpView(None, op)) for op in training), backend.name
 
 
 def test_accelerator_tables_name_real_ops_and_lowerings():

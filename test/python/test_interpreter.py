@@ -89,7 +89,8 @@ def i64(*values) -> np.ndarray:
 
 
 def test_every_graph_op_has_a_kernel():
-    assert set(KERNELS) == set(GRAPH.ops)
+    """Except the training ops, which every backend lowers (test_backends.py)."""
+    assert set(KERNELS) == {name for name, op in GRAPH.ops.items() if not op.training}
 
 
 # ---------------------------------------------------------------------------

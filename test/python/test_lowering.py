@@ -122,7 +122,8 @@ def test_lowering_computes_what_the_op_computes(case: Case):
 
 
 def test_every_lowering_has_a_numeric_case():
-    assert set(LOWERINGS) == {case.op for case in CASES}
+    """The training ops' lowerings are checked numerically by test_gradients.py and test_training_torch.py."""
+    assert {name for name in LOWERINGS if not GRAPH.ops[name].training} == {case.op for case in CASES}
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case.op}: {case.id}")

@@ -8,6 +8,7 @@ from mlir import ir
 
 from lamina.backends import BackendName, backend_named
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import OpView
 from lamina.dialects.values import defining_op, op_name
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
@@ -28,7 +29,9 @@ class GraphLower(Pass):
     layer_norm -> reduce_mean and arithmetic; softmax -> reduce_max, sub, exp,
     reduce_sum, div; lrn -> square, channel pad, slices, sum and arithmetic;
     gelu -> erf or tanh arithmetic; swish -> mul by sigmoid; global_avg_pool
-    and global_max_pool -> avg_pool and max_pool over the whole image. Each
+    and global_max_pool -> avg_pool and max_pool over the whole image; the
+    training ops (gradients, losses, sgd), which every backend lowers, into
+    the ops computing them (`lowerings/gradients.py`, `lowerings/losses.py`). Each
     rebuilds the interpreter's formula, so results are bit-for-bit the same,
     except global_avg_pool's (summation order: a few ulps).
 
@@ -50,9 +53,15 @@ class GraphLower(Pass):
             view = GRAPH.view(candidate) if lowering is not None else None
             if view is None or not backend.should_lower(view):
                 continue
-            with candidate.location, ir.InsertionPoint(candidate):
-                result = lowering(view, Emitter(candidate.location))
-            producers = [defining_op(value) for value in dict.fromkeys(candidate.operands)]
-            replace_op(candidate, [result])
-            for producer in producers:
-                erase_if_unused(producer)
+            lower_op(view)
+
+
+def lower_op(view: OpView) -> None:
+    """Replace the op by its lowering, built just before it; erase producers only it read."""
+    candidate = view.op
+    with candidate.location, ir.InsertionPoint(candidate):
+        result = LOWERINGS[view.name](view, Emitter(candidate.location))
+    producers = [defining_op(value) for value in dict.fromkeys(candidate.operands)]
+    replace_op(candidate, list(result) if isinstance(result, (list, tuple)) else [result])
+    for producer in producers:
+        erase_if_unused(producer)

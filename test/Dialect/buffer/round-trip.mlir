@@ -261,6 +261,8 @@ module attributes {buffer.activation_bytes = 128 : i64, buffer.constant_bytes = 
     %15 = "buffer.alloc"() {name = "sigmoid", offset = -1 : i64} : () -> memref<2x3xf32>
     // CHECK-NEXT: "buffer.sigmoid"(%15, %0) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
     "buffer.sigmoid"(%15, %0) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+    // CHECK-NEXT: "buffer.hard_sigmoid"(%15, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+    "buffer.hard_sigmoid"(%15, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
     // CHECK-NEXT: %16 = "buffer.alloc"() {name = "tanh", offset = -1 : i64} : () -> memref<2x3xf32>
     %16 = "buffer.alloc"() {name = "tanh", offset = -1 : i64} : () -> memref<2x3xf32>
     // CHECK-NEXT: "buffer.tanh"(%16, %0) : (memref<2x3xf32>, memref<2x3xf32>) -> ()

@@ -1,7 +1,8 @@
 """What every lowering shares: the table of lowerings and the emitter they build with.
 
 A lowering gets the op to lower and an `Emitter` positioned right before it,
-and returns the value that replaces the op's result. It builds ops only
+and returns the value that replaces the op's result (a list, one per result,
+for the multi-result training ops). It builds ops only
 (the `graph-lower` pass replaces and erases), from primitives that have no
 lowering themselves, so one walk over a graph lowers it completely.
 """
@@ -19,7 +20,7 @@ from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.passes.graph.rewriting import create_folded, create_splat
 
-Lowering = Callable[[OpView, "Emitter"], ir.Value]
+Lowering = Callable[[OpView, "Emitter"], "ir.Value | list[ir.Value]"]
 
 # Op name (`"softmax"`) -> its lowering into simpler graph ops.
 LOWERINGS: OpRegistry[Lowering] = OpRegistry("graph lowering", GRAPH)
