@@ -99,8 +99,8 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if graph_op.name in NOT_INSTRUCTIONS:
-            continue
+        if graph_op.name in NOT_INSTRUCTIONS or graph_op.regions or len(graph_op.results) > 1:
+            continue  # control flow and multi-result ops are lowered before the buffer level
         BUFFER.op(
             graph_op.name,
             f"graph.{graph_op.name} into `dest`: {graph_op.summary}",

@@ -466,3 +466,6 @@ GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, m
 
 # The model's interface: kept even when nothing reads them (an unused input is still an input).
 MODEL_INTERFACE = frozenset({"placeholder", "save"})
+
+# Control flow (If, Loop, Scan and their terminator) lives in its own module of this table.
+from . import graph_control_flow  # noqa: E402,F401 - registers its ops on GRAPH

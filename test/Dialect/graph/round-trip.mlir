@@ -182,3 +182,49 @@ func.func @data_movement() {
   // CHECK-NEXT: return
   return
 }
+
+// Control flow (lamina/dialects/graph_control_flow.py): regions end in upstream gpu.yield;
+// groups of values of different types are IRDL optional slots with segment sizes.
+// CHECK-LABEL: func.func @control_flow()
+func.func @control_flow() {
+  // CHECK: %0 = "graph.placeholder"() {name = "c"} : () -> tensor<i1>
+  %0 = "graph.placeholder"() {name = "c"} : () -> tensor<i1>
+  // CHECK: %1 = "graph.placeholder"() {name = "x"} : () -> tensor<2xf32>
+  %1 = "graph.placeholder"() {name = "x"} : () -> tensor<2xf32>
+  // CHECK: %2 = "graph.if"(%0) ({
+  %2 = "graph.if"(%0) ({
+    // CHECK: %6 = "graph.relu"(%1) : (tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.relu"(%1) : (tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %6 : tensor<2xf32>
+    gpu.yield %6 : tensor<2xf32>
+  // CHECK: }, {
+  }, {
+    // CHECK: gpu.yield %1 : tensor<2xf32>
+    gpu.yield %1 : tensor<2xf32>
+  // CHECK: }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i1>) -> tensor<2xf32>
+  }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i1>) -> tensor<2xf32>
+  // CHECK: %3 = "graph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %3 = "graph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  // CHECK: %4:2 = "graph.loop"(%3, %0, %2) ({
+  %4:2 = "graph.loop"(%3, %0, %2) ({
+  ^bb0(%arg0: tensor<i64>, %arg1: tensor<i1>, %arg2: tensor<2xf32>):
+    // CHECK: %6 = "graph.add"(%arg2, %1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.add"(%arg2, %1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %arg1, %6, %6 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+    gpu.yield %arg1, %6, %6 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  // CHECK: }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  // CHECK: %5:2 = "graph.scan"(%1, %4#1) ({
+  %5:2 = "graph.scan"(%1, %4#1) ({
+  ^bb0(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>):
+    // CHECK: %6 = "graph.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %6, %6 : tensor<2xf32>, tensor<2xf32>
+    gpu.yield %6, %6 : tensor<2xf32>, tensor<2xf32>
+  // CHECK: }) {num_scan_inputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_axes = array<i64: 0>, scan_input_directions = array<i64: 1>, scan_output_axes = array<i64: 0>, scan_output_directions = array<i64: 0>} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  }) {num_scan_inputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_axes = array<i64: 0>, scan_input_directions = array<i64: 1>, scan_output_axes = array<i64: 0>, scan_output_directions = array<i64: 0>} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  // CHECK: "graph.save"(%5#1) {name = "y"} : (tensor<3x2xf32>) -> ()
+  "graph.save"(%5#1) {name = "y"} : (tensor<3x2xf32>) -> ()
+  // CHECK: return
+  return
+}
