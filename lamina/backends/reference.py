@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lamina.dialects.irdl import OpView
+from lamina.runtime.control_flow_kernels import REGION_KERNELS
 from lamina.runtime.graph_kernels import KERNELS
 
 from .backend import Backend
@@ -19,7 +20,8 @@ class ReferenceBackend(Backend):
     summary = "the graph interpreter: runs every graph op, lowers nothing"
 
     def why_unsupported(self, op: OpView) -> str | None:
-        return None if op.name in KERNELS else "the reference interpreter has no kernel for it"
+        known = op.name in KERNELS or op.name in REGION_KERNELS
+        return None if known else "the reference interpreter has no kernel for it"
 
     def should_lower(self, op: OpView) -> bool:
         return False

@@ -469,3 +469,6 @@ MODEL_INTERFACE = frozenset({"placeholder", "save"})
 
 # Control flow (If, Loop, Scan and their terminator) lives in its own module of this table.
 from . import graph_control_flow  # noqa: E402,F401 - registers its ops on GRAPH
+
+# Recurrent layers (RNN, GRU, LSTM) too.
+from . import graph_recurrent  # noqa: E402,F401 - registers its ops on GRAPH

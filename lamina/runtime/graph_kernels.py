@@ -378,3 +378,6 @@ def nearest_source_indices(size: int, out: int, scale: float, transformation: st
         "round_prefer_ceil": np.where(fraction >= 0.5, floor + 1, floor),
     }[rounding]
     return np.clip(rounded, 0, size - 1).astype(np.int64)
+
+# Recurrent layers, in their own module.
+from . import recurrent_kernels  # noqa: E402,F401 - registers the kernels of graph.rnn, graph.gru, graph.lstm

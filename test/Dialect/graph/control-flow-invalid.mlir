@@ -70,3 +70,18 @@ func.func @scan_lengths_differ() {
   }) {num_scan_inputs = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_axes = array<i64: 0>, scan_input_directions = array<i64: 0>, scan_output_axes = array<i64: 0>, scan_output_directions = array<i64: 0>} : (tensor<3x2xf32>) -> tensor<4x2xf32>
   return
 }
+
+// -----
+
+func.func @lstm_wrong_weights() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x1x3xf32>
+  %1 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x6x3xf32>
+  %2 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x8x2xf32>
+  %3 = "graph.splat"() {value = 2 : i32} : () -> tensor<1xi32>
+  %4 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x16xf32>
+  %5 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x1x2xf32>
+  %6 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x6xf32>
+  // expected-error @+1 {{weights must be [1, 8, 3] float32, got tensor<1x6x3xf32>}}
+  %7:3 = "graph.lstm"(%0, %1, %2, %4, %3, %5, %5, %6) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, input_forget = false} : (tensor<2x1x3xf32>, tensor<1x6x3xf32>, tensor<1x8x2xf32>, tensor<1x16xf32>, tensor<1xi32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x6xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  return
+}
