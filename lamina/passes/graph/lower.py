@@ -52,6 +52,6 @@ class GraphLower(Pass):
             with candidate.location, ir.InsertionPoint(candidate):
                 result = lowering(view, Emitter(candidate.location))
             producers = [defining_op(value) for value in dict.fromkeys(candidate.operands)]
-            replace_op(candidate, [result])
+            replace_op(candidate, result if isinstance(result, list) else [result])  # a list: several results
             for producer in producers:
                 erase_if_unused(producer)
