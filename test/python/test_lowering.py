@@ -121,8 +121,12 @@ def test_lowering_computes_what_the_op_computes(case: Case):
         np.testing.assert_allclose(actual, expected, rtol=4 * np.finfo(F32).eps, atol=0)
 
 
+# Their numeric cases compare with onnxruntime, in test_recurrent.py.
+RECURRENT_LOWERINGS = {"rnn", "gru", "lstm"}
+
+
 def test_every_lowering_has_a_numeric_case():
-    assert set(LOWERINGS) == {case.op for case in CASES}
+    assert set(LOWERINGS) == {case.op for case in CASES} | RECURRENT_LOWERINGS
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda case: f"{case.op}: {case.id}")

@@ -27,7 +27,8 @@ def _activations(view: NodeView) -> tuple[list[str], list[float], list[float]]:
     directions = DIRECTIONS.get(view.attr("direction", "forward"), 1)
     given = view.attr("activations") or list(cell.default_activations) * directions
     by_lower = {name.lower(): name for name in ACTIVATIONS}
-    names = [by_lower.get(str(name).lower(), str(name)) for name in given]
+    given = [name.decode("utf-8") if isinstance(name, bytes) else str(name) for name in given]
+    names = [by_lower.get(name.lower(), name) for name in given]
     alphas, betas = list(view.attr("activation_alpha") or []), list(view.attr("activation_beta") or [])
     alpha_out, beta_out = [], []
     for name in names:
