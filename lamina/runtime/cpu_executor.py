@@ -1,6 +1,6 @@
 """Run a graph model on the CPU: compile it through upstream MLIR and call it in process.
 
-`compile_model` optimizes the graph (`graph-optimize{backend=reference}`),
+`compile_model` optimizes the graph (`graph-optimize{backend=cpu}`),
 lowers it with `graph-to-cpu` to the LLVM dialect and JIT-compiles it with
 MLIR's ExecutionEngine. Compiled models are cached in process, keyed by a
 hash of the graph module's bytecode, so running one model many times
@@ -39,7 +39,7 @@ from .graph_interpreter import check_inputs
 
 # Graph optimization first: it folds batch norms into convolutions and
 # matmul + add into fully_connected, which the CPU lowering relies on for speed.
-CPU_PIPELINE = "builtin.module(graph-optimize{backend=reference},graph-to-cpu)"
+CPU_PIPELINE = "builtin.module(graph-optimize{backend=cpu},graph-to-cpu)"
 OPT_LEVEL = 3
 # memref.copy of non-contiguous views calls into MLIR's C runner utils.
 _RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / "libmlir_c_runner_utils.so")]

@@ -14,6 +14,7 @@ from lamina.dialects.context import make_context
 from lamina.dialects.model import body_ops
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline
+from lamina.runtime import cpu_executor
 from lamina.runtime.graph_interpreter import run
 
 TOLERANCE = 1e-4
@@ -67,3 +68,13 @@ def test_lowered_matches_onnxruntime(case):
     names = {op.name for op in body_ops(module)}
     assert not names & {"graph.rnn", "graph.gru", "graph.lstm"} and "graph.matmul" in names
     assert_close(run(module, feeds), reference)
+
+
+# One case per cell on the CPU path (each compiles a model through LLVM: seconds).
+CPU_CASES = [c for c in RECURRENT_CASES if c.id in ("bidirectional batch-first", "short sequences", "reverse batch-first")]
+
+
+@pytest.mark.parametrize("case", CPU_CASES, ids=lambda c: f"{c.op_type}: {c.id}")
+def test_cpu_path_matches_onnxruntime(case):
+    model, feeds, reference = expected(case)
+    assert_close(cpu_executor.compile_model(import_model(model, make_context())).run(feeds), reference)
