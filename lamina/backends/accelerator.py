@@ -89,6 +89,11 @@ LOWERED: dict[str, str] = {
     "batch_norm": "sub/mul/add by per-channel constants (when not folded into a convolution)",
     "global_avg_pool": "an avg_pool whose window is the whole image",
     "global_max_pool": "a max_pool whose window is the whole image",
+    # Recurrent layers, unrolled over the sequence: their input and recurrent matmuls by constant
+    # weights run on the array; the gates' sigmoid and tanh run on the host.
+    "rnn": "matmuls by the constant weights and element-wise gates, one step per sequence position",
+    "gru": "matmuls by the constant weights and element-wise gates, one step per sequence position",
+    "lstm": "matmuls by the constant weights and element-wise gates, one step per sequence position",
 }
 
 
