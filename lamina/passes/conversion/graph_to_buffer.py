@@ -54,6 +54,10 @@ class ConvertGraphToBuffer(Pass):
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
+            if len(graph_op.regions) or len(graph_op.results) > 1:
+                raise PassError(f"'{graph_op.name}' has no buffer form (control flow and multi-result ops): unroll "
+                                "loops with a constant trip count (graph-unroll-loops), lower recurrent layers "
+                                "(graph-lower), or run the model on the CPU path", graph_op.location)
         terminator = block.operations[len(block.operations) - 1]
         _IRGen(graph_ops, terminator).emit()
         for graph_op in reversed(graph_ops):  # users before producers: nothing is used once erased
