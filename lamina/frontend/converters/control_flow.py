@@ -148,22 +148,31 @@ def convert_loop(n: NodeEmitter):
 # -- Scan (opset 9 and later) --------------------------------------------------
 
 
+def _scan_operands(view: NodeView) -> list[TensorSpec | None]:
+    """The types of the body's states and scan inputs for one batch element (opset 8: without the batch axis)."""
+    if view.opset >= 9:
+        return [view.input_spec(i) for i in range(len(view.node.input))]
+    if view.has_input(0):
+        raise ShapeError("Scan's sequence_lens (opset 8) is not supported")
+    specs = [view.input_spec(i) for i in range(1, len(view.node.input))]
+    return [None if s is None else TensorSpec(s.shape[1:], s.dtype) for s in specs]
+
+
 def _scan_layout(view: NodeView) -> tuple[int, int, list[int], list[int]]:
-    """(states, scan inputs, input axes, input directions), axes normalized."""
+    """(states, scan inputs, input axes, input directions) of one batch element, axes normalized."""
     inputs = view.attr("num_scan_inputs")
-    operands = [view.input_spec(i) for i in range(len(view.node.input))]
-    if view.opset < 9:
-        raise ShapeError("Scan before opset 9 (with a batch axis) is not supported")
+    operands = _scan_operands(view)
     if any(spec is None for spec in operands):
         raise ShapeError("the types of Scan's inputs must be known")
     states = len(operands) - inputs
     axes = [a % operands[states + i].rank for i, a in enumerate(view.attr("scan_input_axes", [0] * inputs))]
-    return states, inputs, axes, view.attr("scan_input_directions", [0] * inputs)
+    directions = view.attr("scan_input_directions" if view.opset >= 9 else "directions", [0] * inputs)
+    return states, inputs, axes, directions
 
 
 def _scan_parts(view: NodeView):
     states, inputs, axes, _ = _scan_layout(view)
-    operands = [view.input_spec(i) for i in range(len(view.node.input))]
+    operands = _scan_operands(view)
     slices = [scan_slice(spec, axis) for spec, axis in zip(operands[states:], axes)]
     return subgraph(view, "body", [*operands[:states], *slices]), _scan_specs
 
@@ -175,8 +184,9 @@ def _scan_output_axes(view: NodeView, body: Subgraph, states: int) -> list[int]:
 
 
 def _scan_specs(view: NodeView, body: Subgraph) -> list[TensorSpec]:
+    """The output types for one batch element (opset 8 adds the batch axis: `_batched`)."""
     states, inputs, axes, _ = _scan_layout(view)
-    operands = [view.input_spec(i) for i in range(len(view.node.input))]
+    operands = _scan_operands(view)
     produced = body.output_specs()
     for name, before, after in zip(body.output_names, operands[:states], produced[:states]):
         if before != after:
@@ -190,16 +200,44 @@ def _scan_specs(view: NodeView, body: Subgraph) -> list[TensorSpec]:
 
 def _scan_output_specs(view: NodeView):
     body, specs = _scan_parts(view)
-    return specs(view, body)
+    return _batched(view, specs(view, body))
 
 
-@converter("Scan", graph_ops=("scan",), check=lambda view: _checked(view, _scan_parts),
-           notes="Opset 9 and later; the body becomes the region of `graph.scan`, axes normalized.")
+def _batched(view: NodeView, specs: list[TensorSpec]) -> list[TensorSpec]:
+    if view.opset >= 9:
+        return specs
+    batch = view.input_spec(1).shape[0]
+    return [TensorSpec((batch, *s.shape), s.dtype) for s in specs]
+
+
+@converter("Scan", graph_ops=("scan", "slice", "reshape", "concat"), check=lambda view: _checked(view, _scan_parts),
+           notes="The body becomes the region of `graph.scan`, axes normalized. Opset 8 (a batch axis first) "
+                 "is one `graph.scan` per batch element, results concatenated; its `sequence_lens` is not supported.")
 def convert_scan(n: NodeEmitter):
     body, specs = _scan_parts(n)
     result_specs = specs(n, body)
+    if n.opset >= 9:
+        return _emit_scan(n, body, n.inputs(), result_specs)
+    batched = [n.input(i) for i in range(1, len(n.node.input))]
+    per_element = []
+    for b in range(n.spec(batched[0]).shape[0]):
+        operands = [n.reshape(_element(n, v, b), n.spec(v).shape[1:]) for v in batched]
+        per_element.append(_emit_scan(n, body, operands, result_specs))
+    results = []
+    for index, spec in enumerate(result_specs):
+        rows = [n.reshape(parts[index], (1, *spec.shape)) for parts in per_element]
+        results.append(n.chain("concat", rows, axis=0) if len(rows) > 1 else rows[0])
+    return results
+
+
+def _element(n: NodeEmitter, value: ir.Value, b: int) -> ir.Value:
+    shape = n.spec(value).shape
+    return n.emit("slice", value, starts=[b] + [0] * (len(shape) - 1), ends=[b + 1, *shape[1:]],
+                  steps=[1] * len(shape))
+
+
+def _emit_scan(n: NodeEmitter, body: Subgraph, operands: list[ir.Value], result_specs) -> list[ir.Value]:
     states, inputs, axes, directions = _scan_layout(n)
-    operands = n.inputs()
     output_count = len(result_specs) - states
     materialize_outer(n, [body])
     op = GRAPH.create("scan", *operands, result_types=result_specs, num_scan_inputs=inputs, scan_input_axes=axes,
