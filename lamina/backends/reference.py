@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from lamina.dialects.irdl import OpView
-from lamina.runtime.control_flow_kernels import REGION_KERNELS
-from lamina.runtime.graph_kernels import KERNELS
+from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.graph_kernels import KERNELS
 
 from .backend import Backend
 

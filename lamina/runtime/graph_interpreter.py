@@ -27,8 +27,8 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from .control_flow_kernels import REGION_KERNELS, RunRegion
-from .graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.control_flow_kernels import REGION_KERNELS, RunRegion
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -23,8 +23,8 @@ from typing import Mapping
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.data_layout import as_nchw, channel_tiles, from_vectors, to_vectors, vector_count
-from lamina.backends.tcu.fixed_point import DataType, scale_factors
+from lamina.target.tcu.data_layout import as_nchw, channel_tiles, from_vectors, to_vectors, vector_count
+from lamina.target.tcu.fixed_point import DataType, scale_factors
 from lamina.dialects.context import check_module, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import HIR, architecture_of, interface_of, matmul_weight_offsets, window_output_shape

@@ -14,9 +14,9 @@ import sys
 import time
 from typing import TextIO
 
-from lamina.backends.tcu.architecture import architecture_names
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.summary import summary_text
+from lamina.target.tcu.architecture import architecture_names
+from lamina.driver.compiler import compile_model
+from lamina.driver.summary import summary_text
 from lamina.frontend.onnx_importer import LIGHT_MODELS
 
 from .cli import run_tool

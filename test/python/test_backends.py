@@ -32,8 +32,8 @@ from lamina.passes.graph.lowerings import LOWERINGS
 from lamina.passes.pass_manager import PipelineFailed, run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.runtime.graph_interpreter import run
-from lamina.runtime.control_flow_kernels import REGION_KERNELS
-from lamina.runtime.graph_kernels import KERNELS
+from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.graph_kernels import KERNELS
 
 # ---------------------------------------------------------------------------
 # The registry and the tables.
@@ -41,7 +41,7 @@ from lamina.runtime.graph_kernels import KERNELS
 
 
 def test_backends_are_found_by_name():
-    assert set(BACKENDS) == {"reference", "reference-lowered", "accelerator"}
+    assert set(BACKENDS) == {"reference", "reference-lowered", "accelerator", "cpu"}
     for name, backend in BACKENDS.items():
         assert backend_named(name) is backend and backend.name == name
 

@@ -11,11 +11,11 @@ import numpy as np
 import onnx
 import pytest
 
-from lamina.backends.tcu.architecture import ARCHITECTURES_DIR, architecture_names, load_architecture
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.instruction_layout import InstructionLayout
-from lamina.backends.tcu.latency import instruction_cycles
-from lamina.backends.tcu.encoding import decode
+from lamina.target.tcu.architecture import ARCHITECTURES_DIR, architecture_names, load_architecture
+from lamina.driver.compiler import compile_model
+from lamina.target.tcu.instruction_layout import InstructionLayout
+from lamina.target.tcu.latency import instruction_cycles
+from lamina.target.tcu.encoding import decode
 from lamina.dialects.context import make_context, parse_module
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 from lamina.runtime.tcu_simulator import simulate

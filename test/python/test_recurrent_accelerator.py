@@ -8,7 +8,7 @@ import onnxruntime as ort
 from accelerator_models import assert_matches_reference, quantized_reference
 from torch_recurrent_models import accelerator_model
 
-from lamina.backends.tcu.compiler import compile_model
+from lamina.driver.compiler import compile_model
 from lamina.runtime.tcu_simulator import simulate
 
 ARCH = "pynq-z1"

@@ -15,22 +15,11 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
-from lamina.dialects.irdl import SCALAR
+from lamina.dialects.irdl import CONSTANT, ELEMENTWISE, REARRANGING, SCALAR
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.runtime.graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
-CONSTANT_OPS = frozenset({"constant", "splat"})
-
-# Graph ops whose every result element depends only on the operands' elements
-# at the same index: on uniform operands, their result is uniform.
-ELEMENTWISE_OPS = frozenset({
-    "add", "sub", "mul", "div", "max", "min", "pow", "equal", "less", "greater", "where", "sum",
-    "relu", "sigmoid", "tanh", "erf", "exp", "log", "sqrt", "reciprocal", "neg", "abs",
-    "leaky_relu", "clip", "gelu", "swish", "identity", "dropout", "convert",
-})
-
-# Graph ops whose result elements are copies of elements of their one operand.
-REARRANGING_OPS = frozenset({"reshape", "broadcast", "transpose", "tile", "slice"})
+CONSTANT_OPS = GRAPH.with_trait(CONSTANT)
 
 
 # ---------------------------------------------------------------------------
@@ -238,8 +227,10 @@ def fold_to_constant(op: ir.Operation, max_elements: int | None = None) -> ir.Va
     spec = spec_of(op.results[0].type)
     scalars = [uniform_scalar(v) for v in operands]
     with ir.InsertionPoint(op):
-        if all(s is not None for s in scalars) and name in ELEMENTWISE_OPS | REARRANGING_OPS:
-            if name in REARRANGING_OPS:
+        # On uniform operands an element-wise or rearranging op's result is uniform.
+        definition = GRAPH.ops[name]
+        if all(s is not None for s in scalars) and (definition.has(ELEMENTWISE) or definition.has(REARRANGING)):
+            if definition.has(REARRANGING):
                 return create_splat(scalars[0], spec, op.location)
             scalar = evaluate(op, [np.asarray(s) for s in scalars], spec.with_shape(()))
             return create_splat(scalar[()], spec, op.location)

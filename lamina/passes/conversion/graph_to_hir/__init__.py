@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import set_architecture, set_interface
 from lamina.dialects.model import body_ops, main_function
@@ -92,7 +92,7 @@ class ConvertGraphToHir(Pass):
     summary = "Graph model to the accelerator's HIR: partition, layers, memory objects, weights"
     op_name = "builtin.module"
 
-    arch: str = option("ultra96v2", "the architecture: a name under lamina/backends/tcu/architectures or a .tarch file")
+    arch: str = option("ultra96v2", "the architecture: a name under lamina/target/tcu/architectures or a .tarch file")
 
     def run(self, op: ir.Operation) -> None:
         convert_graph_to_hir(op, self.arch)

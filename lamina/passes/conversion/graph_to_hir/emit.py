@@ -13,8 +13,8 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of

@@ -31,8 +31,8 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import vector_count
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import vector_count
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.hir import HIR, OBJECTS, object_kind
 from lamina.dialects.irdl import I64

@@ -17,7 +17,7 @@ import numpy as np
 from mlir import ir
 
 from lamina.backends.registry import backend_named
-from lamina.backends.tcu.data_layout import as_nchw
+from lamina.target.tcu.data_layout import as_nchw
 from lamina.dialects.context import parse_module, print_module
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
 from lamina.dialects.hir import HIR

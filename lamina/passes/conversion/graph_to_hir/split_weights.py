@@ -16,8 +16,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of

@@ -1,6 +1,6 @@
 """Transposed convolution as a stride-1 convolution over the zero-spread input.
 
-ONNX ConvTranspose (the reference: `lamina/runtime/window_kernels.conv_transpose`)
+ONNX ConvTranspose (the reference: `lamina/kernels/window_kernels.conv_transpose`)
 scatters each input element's filter window into the output at `i * stride`,
 then crops `pads`. Gathered instead, per spatial axis with kernel k, stride
 s, dilation d, pads (b, e) and output padding p:

@@ -2,7 +2,7 @@
 
 The graph broadcasts explicitly, so every operand of an element-wise op has
 the result's shape and one identity-mapped generic suffices. Bodies follow
-the reference kernels (`lamina/runtime/graph_kernels.py`) for every element type.
+the reference kernels (`lamina/kernels/graph_kernels.py`) for every element type.
 Elements are in their CPU storage form (`storage.py`: booleans and ui8 as
 i8), so `Scalars` knows each value's graph dtype and picks the signed,
 unsigned or boolean arith op accordingly.

@@ -1,7 +1,7 @@
 """Pooling, local response normalization and nearest resize in linalg.
 
 The window geometry (padding, ceil-mode overhang, average-pool divisors)
-comes from the reference kernels' own helpers (`lamina/runtime/window_kernels.py`),
+comes from the reference kernels' own helpers (`lamina/kernels/window_kernels.py`),
 so both paths agree on every edge case by construction. 2-D pools use the
 named `linalg.pooling_nchw_max/sum`; other ranks (and unsigned max pools)
 one `linalg.generic`.
@@ -14,8 +14,8 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 from lamina.dialects.irdl import OpView
-from lamina.runtime.graph_kernels import nearest_source_indices
-from lamina.runtime.window_kernels import WindowAxis, _divisors, _lowest, window_axes
+from lamina.kernels.graph_kernels import nearest_source_indices
+from lamina.kernels.window_kernels import WindowAxis, average_divisors, lowest_value, window_axes
 
 from .builders import (PARALLEL, REDUCTION, affine_map, dense_constant, dims, empty, filled, generic, identity_map,
                        is_float, map_elements, pad, scalar, tensor_type)
@@ -32,7 +32,7 @@ def _pool(view: OpView, data: ir.Value, axes: list[WindowAxis], kind: str) -> ir
     compares signed, and ui8 is stored as i8.
     """
     s, out = operand_scalars(view), result_type(view)
-    padding = s.stored(_lowest(s.dtype)) if kind == "max" else 0
+    padding = s.stored(lowest_value(s.dtype)) if kind == "max" else 0
     low = [0, 0, *(a.pad_begin for a in axes)]
     high = [0, 0, *(a.padded_end for a in axes)]
     padded = pad(data, low, high, padding)
@@ -81,13 +81,13 @@ def global_max_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
 @converts("avg_pool")
 def avg_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     axes = _axes(view, with_dilations=False)
-    return [_average(view, operands[0], axes, _divisors(axes, view.attr("count_include_pad")))]
+    return [_average(view, operands[0], axes, average_divisors(axes, view.attr("count_include_pad")))]
 
 
 @converts("global_avg_pool")
 def global_avg_pool(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     axes = _global_axes(operands[0])
-    return [_average(view, operands[0], axes, _divisors(axes, True))]
+    return [_average(view, operands[0], axes, average_divisors(axes, True))]
 
 
 def _average(view: OpView, data: ir.Value, axes: list[WindowAxis], divisors: np.ndarray) -> ir.Value:

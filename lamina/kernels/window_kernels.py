@@ -138,7 +138,7 @@ def conv_transpose(x, w, b, *, strides, pads, dilations, group, output_padding) 
 # ---------------------------------------------------------------------------
 
 
-def _lowest(dtype: np.dtype):
+def lowest_value(dtype: np.dtype):
     """The value padding takes in max pooling, so that it never wins.
 
     The lowest finite value, not -inf: onnxruntime starts every window from it,
@@ -150,12 +150,12 @@ def _lowest(dtype: np.dtype):
 def max_pool(x, *, kernel, strides, pads, dilations, ceil_mode) -> np.ndarray:
     axes = window_axes(x.shape[2:], kernel, strides, pads, dilations, ceil_mode)
     result = None
-    for _, view in taps(pad_spatial(x, axes, _lowest(x.dtype)), axes):
+    for _, view in taps(pad_spatial(x, axes, lowest_value(x.dtype)), axes):
         result = view.copy() if result is None else np.maximum(result, view, out=result)
     return result
 
 
-def _divisors(axes: list[WindowAxis], count_include_pad: bool) -> np.ndarray:
+def average_divisors(axes: list[WindowAxis], count_include_pad: bool) -> np.ndarray:
     """How many elements each average divides by, as onnxruntime counts them.
 
     Including padding counts the taps inside the explicitly padded extent
@@ -177,4 +177,4 @@ def avg_pool(x, *, kernel, strides, pads, ceil_mode, count_include_pad) -> np.nd
     total = None
     for _, view in taps(pad_spatial(x, axes, 0), axes):
         total = view.copy() if total is None else np.add(total, view, out=total)
-    return total / _divisors(axes, count_include_pad).astype(x.dtype)
+    return total / average_divisors(axes, count_include_pad).astype(x.dtype)

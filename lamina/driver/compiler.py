@@ -45,10 +45,10 @@ from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
 
-from .architecture import Architecture, load_architecture
-from .data_layout import vector_count
-from .encoding import encode
-from .model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
+from lamina.target.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.data_layout import vector_count
+from lamina.target.tcu.encoding import encode
+from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
