@@ -35,7 +35,12 @@ def test_graph_level_matches_onnxruntime(name):
     assert_close(run(import_model(model, make_context()), feeds), expected)
 
 
-@pytest.mark.parametrize("name", list(MODELS))
+# Compiling the recurrent models through LLVM takes tens of seconds each: the loop runs by
+# default, the recurrent ones with `-m slow` (test_recurrent.py covers each cell on the CPU path).
+CPU_CASES = [pytest.param(name, marks=() if "loop" in name else pytest.mark.slow) for name in MODELS]
+
+
+@pytest.mark.parametrize("name", CPU_CASES)
 def test_cpu_path_matches_onnxruntime(name):
     model, feeds, expected = reference(name)
     compiled = cpu_executor.compile_model(import_model(model, make_context()))
