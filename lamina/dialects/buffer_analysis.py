@@ -43,12 +43,6 @@ def _is_view(value: ir.Value) -> bool:
     return isinstance(owner, (ir.Operation, ir.OpView)) and owner.name == "buffer.view"
 
 
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op whose result `value` is; None for a block argument."""
-    owner = value.owner  # an OpView for op results, a Block for block arguments
-    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
-
-
 def nbytes(value: ir.Value) -> int:
     return spec_of(value.type).nbytes
 

@@ -441,6 +441,8 @@ GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F3
 GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
          attrs={"approximate": STR}, shape_fn=_gelu, traits=POINTWISE, enums={"approximate": ("none", "tanh")})
 GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)
+GRAPH.op("hard_sigmoid", "max(0, min(1, alpha * x + beta)).", operands=("input",), attrs={"alpha": F32, "beta": F32},
+         shape_fn=_float_unary, traits=POINTWISE)
 GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input,
          traits=POINTWISE | {FORWARDING})
 GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept for reference.",

@@ -88,7 +88,7 @@ def test_an_upward_import_is_caught(tmp_path):
     (fake / "dialects").mkdir(parents=True)
     (fake / "dialects" / "bad.py").write_text("from lamina.runtime.graph_interpreter import run\n")
     (fake / "passes").mkdir()
-    (fake / "passes" / "sneaky.py").write_text("def f():\n    from lamina.kernels.window_kernels import _hidden\n")
+    (fake / "passes" / "sneaky.py").write_text("def f():\n    from lamina.kernels.pooling import _hidden\n")
     global ROOT
     saved, ROOT = ROOT, tmp_path
     try:
@@ -97,7 +97,7 @@ def test_an_upward_import_is_caught(tmp_path):
         ROOT = saved
     assert problems == [
         "lamina/dialects/bad.py:1: lamina.dialects imports the higher layer lamina.runtime.graph_interpreter",
-        "lamina/passes/sneaky.py:2: imports private _hidden from lamina.kernels.window_kernels",
+        "lamina/passes/sneaky.py:2: imports private _hidden from lamina.kernels.pooling",
     ]
 
 

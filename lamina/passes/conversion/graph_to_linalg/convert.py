@@ -113,7 +113,7 @@ def _convert_block(values: MutableMapping[ir.Value, ir.Value]):
 
 def _convert(graph_op: ir.Operation, values: MutableMapping[ir.Value, ir.Value]) -> None:
     view = GRAPH.view(graph_op)
-    if view.name in ("constant", "splat"):
+    if view.definition.has(CONSTANT):
         results = [_constant(view)]
     elif view.name in REGION_CONVERTERS:
         operands = [values[operand] for operand in graph_op.operands]

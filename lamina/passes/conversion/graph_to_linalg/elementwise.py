@@ -265,6 +265,13 @@ def _leaky_relu(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
                 lambda x: arith.select(s.compare("ge", x, s.constant(0)), x, arith.mulf(s.constant(alpha), x)))
 
 
+@converts("hard_sigmoid")
+def _hard_sigmoid(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    s, alpha, beta = operand_scalars(op), op.attr("alpha"), op.attr("beta")
+    return _map(op, operands, lambda x: s.max(s.constant(0), s.min(s.constant(1), s.add(s.mul(s.constant(alpha), x),
+                                                                                          s.constant(beta)))))
+
+
 @converts("gelu")
 def _gelu(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     s, function = operand_scalars(op), _gelu_tanh if op.attr("approximate") == "tanh" else _gelu_erf
