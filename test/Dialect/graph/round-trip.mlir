@@ -256,3 +256,12 @@ func.func @recurrent() {
   "graph.save"(%20#2) {name = "c4"} : (tensor<1x1x2xf32>) -> ()
   return
 }
+
+// CHECK-LABEL: func.func @hard_sigmoid()
+func.func @hard_sigmoid() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>
+  // CHECK: "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  "graph.save"(%1) {name = "y"} : (tensor<2x3xf32>) -> ()
+  return
+}
