@@ -89,6 +89,14 @@ LOWERED.update({
     "global_max_pool": "a max_pool whose window is the whole image",
 })
 
+# Ops lowered although their lowerings are only partly ops it runs: the recurrent
+# layers, unrolled over the sequence. Their input and recurrent matmuls by constant
+# weights run on the array; the gates' sigmoid and tanh run on the host.
+PARTLY_LOWERED: dict[str, str] = {
+    name: "matmuls by the constant weights (on the array) and element-wise gates, one step per sequence position"
+    for name in ("rnn", "gru", "lstm")
+}
+
 
 class AcceleratorBackend(Backend):
     """The Tensil-style systolic-array target: matmul-like layers, SIMD element-wise ops, pooling.
@@ -105,8 +113,9 @@ class AcceleratorBackend(Backend):
         if any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs())):
             return self.why_not_quantized(op)
         capability = SUPPORTED.get(op.name)
-        if capability is None and op.name in LOWERED:
-            return f"lower it first: graph-lower makes it {LOWERED[op.name]}"
+        lowered = LOWERED.get(op.name) or PARTLY_LOWERED.get(op.name)
+        if capability is None and lowered:
+            return f"lower it first: graph-lower makes it {lowered}"
         if capability is None:
             return "no unit of the accelerator computes it (its SIMD unit adds, subtracts, multiplies, takes min/max)"
         failed = [requirement.otherwise for requirement in capability.requires if not requirement.holds(op)]
@@ -117,4 +126,4 @@ class AcceleratorBackend(Backend):
                 "(lamina-compile), not on !quant.uniform values")
 
     def should_lower(self, op: OpView) -> bool:
-        return op.name in LOWERED or op.definition.training
+        return op.name in LOWERED or op.name in PARTLY_LOWERED or op.definition.training

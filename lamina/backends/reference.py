@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from lamina.dialects.irdl import OpView
+from lamina.kernels.control_flow_kernels import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 
 from .backend import Backend
@@ -19,7 +20,7 @@ class ReferenceBackend(Backend):
     summary = "the graph interpreter: runs every graph op, lowers nothing"
 
     def why_unsupported(self, op: OpView) -> str | None:
-        if op.name not in KERNELS:
+        if op.name not in KERNELS and op.name not in REGION_KERNELS:
             return "the reference interpreter has no kernel for it"
         quantized = any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs()))
         return self.why_not_quantized(op) if quantized else None

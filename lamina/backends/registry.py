@@ -8,10 +8,11 @@ from lamina.dialects.diagnostics import LaminaError
 
 from .accelerator import AcceleratorBackend
 from .backend import Backend
+from .cpu import CpuBackend
 from .reference import ReferenceBackend, ReferenceLoweredBackend
 
 BACKENDS: dict[str, Backend] = {
-    backend.name: backend for backend in (ReferenceBackend(), ReferenceLoweredBackend(), AcceleratorBackend())
+    backend.name: backend for backend in (ReferenceBackend(), ReferenceLoweredBackend(), AcceleratorBackend(), CpuBackend())
 }
 
 # The type of a pass option naming a backend: the option parser then rejects

@@ -105,8 +105,9 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS or graph_op.training:  # training ops are lowered before IRGen
-            continue
+        if (graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS or graph_op.training or graph_op.regions
+                or len(graph_op.results) > 1):
+            continue  # training, control flow and multi-result ops are lowered before IRGen
         BUFFER.op(
             graph_op.name,
             f"graph.{graph_op.name} into `dest`: {graph_op.summary}",

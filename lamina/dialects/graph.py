@@ -535,3 +535,9 @@ KEPT_WITHOUT_USES = MODEL_INTERFACE | {"profile"}
 
 # Gradient, loss and SGD ops (Glow's XGrad nodes); they register into GRAPH.
 from . import graph_training  # noqa: E402,F401  (after GRAPH is complete: it imports this module)
+
+# Control flow (If, Loop, Scan) lives in its own module of this table.
+from . import graph_control_flow  # noqa: E402,F401 - registers its ops on GRAPH
+
+# Recurrent layers (RNN, GRU, LSTM) too.
+from . import graph_recurrent  # noqa: E402,F401 - registers its ops on GRAPH

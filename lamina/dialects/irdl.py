@@ -157,6 +157,11 @@ IN_PLACE = "in-place"  # may write its result over an input of the same type tha
 TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE)
 
 
+# IRDL 22 verifies every value of a variadic group against one constraint
+# variable, which ties their types together; a group of values of different
+# types (If results, Loop carried values) is this many optional slots instead.
+MAX_MIXED = 16
+
 # How an instruction uses a buffer operand (Glow's @in, @out, @inout). Tensor
 # operands of value-semantics ops are all "in".
 ROLES = ("in", "out", "inout")
@@ -196,6 +201,14 @@ class OpDef:
     roles: dict[str, str] = field(default_factory=dict)
     value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
     quantized: str | None = None  # how a quantized instance computes (QUANTIZED_KINDS); None: it has none
+    # Control flow (docs/control-flow.md): named regions, a variadic result
+    # group, and whether the variadic groups hold values of different types
+    # (emitted as MAX_MIXED optional slots, each its own IRDL constraint).
+    regions: tuple[str, ...] = ()
+    variadic_results: str | None = None
+    mixed: bool = False
+    # A check of what a shape function cannot see (regions): the problem, or None.
+    op_check: Callable[[ir.Operation], str | None] | None = None
     traits: frozenset[str] = frozenset()
     enums: dict[str, tuple[str, ...]] = field(default_factory=dict)
     # A training op (a gradient or the SGD update): every backend lowers it into
@@ -241,29 +254,52 @@ class OpDef:
         lines = [f"  irdl.operation @{self.name} {{"]
         counter = iter(range(1_000_000))
 
-        def constraint(base: str | None) -> str:
+        def constraint(base: str | None, rhs: str = "irdl.any") -> str:
             value = f"%c{next(counter)}"
-            rhs = f'irdl.base "{base}"' if base else "irdl.any"
+            rhs = f'irdl.base "{base}"' if base else rhs
             lines.append(f"    {value} = {rhs}")
             return value
 
+        def group(names: tuple[str, ...], variadic: str | None) -> str:
+            entries = []
+            for name in names:
+                if name == variadic and self.mixed:
+                    entries += [f"{name}{i}: optional {constraint(self.value_base)}" for i in range(MAX_MIXED)]
+                else:
+                    prefix = "variadic " if name == variadic else ""
+                    entries.append(f"{name}: {prefix}{constraint(self.value_base)}")
+            return ", ".join(entries)
+
         attr_values = {name: constraint(kind.irdl_base) for name, kind in self.attrs.items()}
-        operand_values = {name: constraint(self.value_base) for name in self.operands}
-        result_values = {name: constraint(self.value_base) for name in self.results}
+        operands = group(self.operands, self.variadic)
+        results = group(self.results, self.variadic_results)
+        regions = ", ".join(f"{name}: {constraint(None, 'irdl.region')}" for name in self.regions)
         if attr_values:
             entries = ", ".join(f'"{name}" = {value}' for name, value in attr_values.items())
             lines.append(f"    irdl.attributes {{{entries}}}")
-        if operand_values:
-            entries = ", ".join(
-                f"{name}: {'variadic ' if name == self.variadic else ''}{value}"
-                for name, value in operand_values.items()
-            )
-            lines.append(f"    irdl.operands({entries})")
-        if result_values:
-            entries = ", ".join(f"{name}: {value}" for name, value in result_values.items())
-            lines.append(f"    irdl.results({entries})")
+        if operands:
+            lines.append(f"    irdl.operands({operands})")
+        if results:
+            lines.append(f"    irdl.results({results})")
+        if regions:
+            lines.append(f"    irdl.regions({regions})")
         lines.append("  }")
         return "\n".join(lines)
+
+    def segment_sizes(self, names: tuple[str, ...], variadic: str | None, count: int) -> list[int] | None:
+        """The IRDL segment sizes of `count` values of a mixed group list, or None when not mixed.
+
+        Raises ShapeError when the group exceeds MAX_MIXED values."""
+        if not self.mixed or variadic is None:
+            return None
+        fixed = len(names) - 1
+        extra = count - fixed
+        if not 0 <= extra <= MAX_MIXED:
+            raise ShapeError(f"{self.name} takes at most {MAX_MIXED} values in '{variadic}', got {extra}")
+        sizes = []
+        for name in names:
+            sizes += [1 if i < extra else 0 for i in range(MAX_MIXED)] if name == variadic else [1]
+        return sizes
 
 
 # A whole-module check a dialect adds to the per-op ones (lifetimes, aliasing):
@@ -346,6 +382,7 @@ class DialectDef:
         extra = set(attrs) - set(definition.attrs)
         if missing or extra:
             raise ShapeError(f"{self.name}.{name}: missing attributes {sorted(missing)}, unknown {sorted(extra)}")
+        regions = len(definition.regions)
         if definition.variadic is None and len(operands) != len(definition.operands):
             raise ShapeError(f"{self.name}.{name} takes {len(definition.operands)} operands, got {len(operands)}")
         enum_problem = definition.enum_problem(attrs)
@@ -366,11 +403,19 @@ class DialectDef:
                 encoded[attr_name] = encode_scalar(value, typed_like.dtype)
             else:
                 encoded[attr_name] = value if isinstance(value, ir.Attribute) else kind.encode(value)
+        for key, names, variadic, count in (("operandSegmentSizes", definition.operands, definition.variadic,
+                                              len(operands)),
+                                             ("resultSegmentSizes", definition.results, definition.variadic_results,
+                                              len(results))):
+            sizes = definition.segment_sizes(names, variadic, count)
+            if sizes is not None:
+                encoded[key] = ir.DenseI32ArrayAttr.get(sizes)
         return ir.Operation.create(
             f"{self.name}.{name}",
             results=[(to_mlir if self.values == "tensor" else to_memref)(r) for r in results],
             operands=list(operands),
             attributes=encoded,
+            regions=regions,
             loc=loc,
         )
 
@@ -397,16 +442,15 @@ class DialectDef:
         enum_problem = view.definition.enum_problem(attrs)
         if enum_problem:
             return enum_problem
-        if view.definition.shape_fn is None:
-            return None
-        try:
-            expected = view.definition.shape_fn(operand_specs, attrs, declared)
-        except ShapeError as error:
-            return str(error)
-        if not same_types(expected, declared):
-            shown = ", ".join(str(s) for s in expected)
-            return f"result type mismatch: expected {shown}, got {', '.join(str(s) for s in declared)}"
-        return None
+        if view.definition.shape_fn is not None:
+            try:
+                expected = view.definition.shape_fn(operand_specs, attrs, declared)
+            except ShapeError as error:
+                return str(error)
+            if not same_types(expected, declared):
+                shown = ", ".join(str(s) for s in expected)
+                return f"result type mismatch: expected {shown}, got {', '.join(str(s) for s in declared)}"
+        return view.definition.op_check(op) if view.definition.op_check else None
 
 
 def same_types(expected: Sequence[TensorSpec], declared: Sequence[TensorSpec]) -> bool:

@@ -121,6 +121,7 @@ def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = N
         _fold(analysis, node)
         defined.update(name for name in node.output if name)
         analysis.used.update(name for name in node.input if name)
+        analysis.used.update(subgraph_references(node))
     for value in graph.output:
         analysis.used.add(value.name)
         if value.name not in defined:
@@ -220,3 +221,25 @@ def _evaluate(analysis: ModelAnalysis, node: onnx.NodeProto) -> list[np.ndarray]
     if any(np.asarray(v).size > MAX_FOLDED_ELEMENTS for v in outputs):
         return None
     return outputs
+
+
+def subgraph_references(node: onnx.NodeProto) -> list[str]:
+    """Names the node's subgraphs (If branches, Loop and Scan bodies) read from enclosing graphs."""
+    names: list[str] = []
+    for attribute in node.attribute:
+        graphs = [attribute.g] if attribute.type == onnx.AttributeProto.GRAPH else list(attribute.graphs)
+        for graph in graphs:
+            names.extend(name for name in outer_references(graph) if name not in names)
+    return names
+
+
+def outer_references(graph: onnx.GraphProto) -> list[str]:
+    """Names `graph` (nested subgraphs included) reads without defining them, in first-use order."""
+    defined = {value.name for value in graph.input} | {tensor.name for tensor in graph.initializer}
+    names: list[str] = []
+    for node in graph.node:
+        read = [*node.input, *subgraph_references(node)]
+        names.extend(name for name in read if name and name not in defined and name not in names)
+        defined.update(node.output)
+    names.extend(value.name for value in graph.output if value.name not in defined and value.name not in names)
+    return names

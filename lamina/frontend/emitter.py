@@ -29,6 +29,11 @@ class NodeEmitter(NodeView):
         super().__init__(builder.analysis, index)
         self._builder = builder
 
+    @property
+    def builder(self) -> "ModuleBuilder":
+        """The builder emitting this node (subgraphs emit their regions through it)."""
+        return self._builder
+
     def input(self, index: int) -> ir.Value:
         return self._builder.value(self.node.input[index])
 

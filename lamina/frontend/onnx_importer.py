@@ -19,6 +19,7 @@ from .analysis import ModelAnalysis, analyze
 from .emitter import ModuleBuilder
 from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
+from .subgraphs import refine_control_flow
 from .static_shapes import parse_input_shape, refine_shapes, specialize
 from .support import Unsupported, find_unsupported
 from .validation import check_input_shapes, check_with_onnx_checker, validate_model
@@ -76,6 +77,11 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
     return load_onnx(path), source_name or path
 
 
+def analyze_model(model: onnx.ModelProto, source: str) -> ModelAnalysis:
+    """The analysis of a model whose inputs all have static shapes (a subgraph made a model)."""
+    return _analyze(model, None, source, require_static=True)
+
+
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool) -> ModelAnalysis:
     """The model validated, its shapes inferred, then re-inferred while compile-time values keep making
@@ -86,7 +92,7 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
         inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
         analysis = analyze(inferred, source, inference_error)
         while analysis.unknown_shapes():
-            refined = refine_shapes(inferred, analysis.constants)
+            refined = refine_shapes(inferred, analysis.constants) or refine_control_flow(inferred, analysis)
             if refined is None:
                 break
             inferred, inference_error = refined

@@ -56,8 +56,8 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
         return [f"operator domain '{node.domain}' is not supported"]
     if not view.opset:
         return ["the model imports no version of the default ONNX domain"]
-    if has_subgraph(node):
-        return ["nested subgraphs (If, Loop, Scan) are not supported"]
+    if has_subgraph(node) and node.op_type not in CONVERTERS:
+        return ["nested subgraphs are supported in If, Loop and Scan only"]
     undefined = view.analysis.undefined_inputs.get(view.index)
     if undefined:
         return [f"input '{name}' is not defined by an earlier node, initializer or graph input" for name in undefined]
@@ -69,6 +69,9 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
     if not check_shapes:
         return []
     used_outputs = [name for i, name in enumerate(node.output) if view.output_used(i)]
+    if has_subgraph(node):  # outputs typed by the subgraphs: their own problems explain more (frontend/subgraphs.py)
+        return (_type_problems(view) or _unknown_shapes(view, "input", node.input) or _non_constant(view, converter)
+                or list(converter.check(view) if converter.check else ()))
     return (_type_problems(view) or _unknown_shapes(view, "input", node.input) or _non_constant(view, converter)
             or _unknown_shapes(view, "output", used_outputs) or list(converter.check(view) if converter.check else ()))
 

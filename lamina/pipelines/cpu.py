@@ -7,11 +7,11 @@ from dataclasses import dataclass
 from lamina.passes.options import option
 from lamina.passes.registry import Pipeline, register_pipeline
 
-# Tensors to memrefs. Function boundaries take identity-layout memrefs so the
+# Tensors to memrefs (loops may yield new buffers: control flow). Function boundaries take identity-layout memrefs so the
 # executor passes plain NumPy arrays; results become out-parameters the
 # caller allocates; intermediate buffers are freed after their last use.
 BUFFERIZE = (
-    "one-shot-bufferize{bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
+    "one-shot-bufferize{allow-return-allocs-from-loops=true bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
     "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}",
     "buffer-deallocation-pipeline",
 )

@@ -36,7 +36,7 @@ class GraphSimplify(Pipeline):
     """Glow's `optimize` stage: the target-independent clean-ups, run after every other stage.
 
     Removes identities, splits sums into adds, computes constant subgraphs,
-    merges reshapes and transposes, folds batch norms and arithmetic by
+    inlines Ifs whose condition is known, merges reshapes and transposes, folds batch norms and arithmetic by
     constants into convolutions, merges equal ops and erases dead ones.
     Legal anywhere: each pass keeps the model's results.
     """
@@ -45,7 +45,7 @@ class GraphSimplify(Pipeline):
     summary = "Target-independent graph clean-ups (Glow's optimize stage)"
 
     def expand(self) -> str:
-        return ("graph-remove-identity,graph-sum-to-adds,graph-constant-fold,graph-merge-reshapes,"
+        return ("graph-remove-identity,graph-sum-to-adds,graph-constant-fold,graph-fold-if,graph-merge-reshapes,"
                 "graph-transpose-simplify,graph-fold-batch-norm,graph-fold-arithmetic,graph-cse,graph-dce")
 
 

@@ -1,6 +1,6 @@
 """Run a graph model on the CPU: compile it through upstream MLIR and call it in process.
 
-`compile_model` optimizes the graph (`graph-optimize{backend=reference}`),
+`compile_model` optimizes the graph (`graph-optimize{backend=cpu}`),
 lowers it with `graph-to-cpu` to the LLVM dialect and JIT-compiles it with
 MLIR's ExecutionEngine. Compiled models are cached in process, keyed by a
 hash of the graph module's bytecode, so running one model many times
@@ -62,7 +62,7 @@ def cpu_pipeline(threads: int) -> str:
     Graph optimization first: it folds batch norms into convolutions and
     matmul + add into fully_connected, which the CPU lowering relies on for speed.
     """
-    return f"builtin.module(graph-optimize{{backend=reference}},graph-to-cpu{{threads={threads}}})"
+    return f"builtin.module(graph-optimize{{backend=cpu}},graph-to-cpu{{threads={threads}}})"
 
 
 @dataclass

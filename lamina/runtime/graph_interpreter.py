@@ -12,7 +12,8 @@ memory stays near a real executor's.
 
 from __future__ import annotations
 
-from typing import Callable, Mapping
+from collections import ChainMap
+from typing import Callable, Mapping, MutableMapping
 
 import numpy as np
 from mlir import ir
@@ -20,11 +21,13 @@ from mlir import ir
 from lamina.dialects.context import check_module
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import block_ops, nested_operands, yielded
 from lamina.dialects.irdl import OpView
 from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
+from lamina.kernels.control_flow_kernels import REGION_KERNELS, RunRegion
 from lamina.kernels.graph_kernels import KernelError, Node
 from lamina.kernels.quantized_kernels import evaluate
 
@@ -41,26 +44,54 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],
     inputs and data-dependent failures (naming the op's location).
     """
     check_module(module)
-    program = [(op, GRAPH.require(op, "the graph interpreter")) for op in body_ops(module, function)]
+    ops = body_ops(module, function)
     feeds = check_inputs(model_inputs(module, function), inputs)
-    dying = _dying_values([op for op, _ in program])
-    values: dict[ir.Value, np.ndarray] = {}
     outputs: dict[str, np.ndarray] = {}
     with np.errstate(all="ignore"):  # IEEE semantics: x / 0 is inf, log(-1) is nan, as in onnxruntime
-        for index, (op, definition) in enumerate(program):
-            view = OpView(op, definition)
-            node = Node(view.attrs(), view.result_specs(), feeds, outputs, view.operand_specs())
-            try:
-                result = evaluate(definition.name, node, *(values[v] for v in op.operands))
-            except KernelError as error:
-                raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
-            if node.results:
-                values[op.results[0]] = checked_result(result, node.result, op)
-                if observe is not None:
-                    observe(op.results[0], values[op.results[0]])
-            for value in dying[index]:
-                del values[value]
+        execute(ops, {}, Node({}, [], feeds, outputs), free=True, observe=observe)
     return outputs
+
+
+def execute(ops: list[ir.Operation], values: MutableMapping[ir.Value, np.ndarray], io: Node,
+            free: bool = False, observe: Callable[[ir.Value, np.ndarray], None] | None = None) -> None:
+    """Run `ops` of one block in order, binding their results in `values`.
+
+    `io` carries the model's inputs and outputs (for placeholders and saves);
+    with `free`, values are dropped after their last use in this block (uses
+    inside nested regions count as uses by the op holding them).
+    """
+    dying = _dying_values(ops) if free else [[] for _ in ops]
+    for index, op in enumerate(ops):
+        definition = GRAPH.require(op, "the graph interpreter")
+        view = OpView(op, definition)
+        node = Node(view.attrs(), view.result_specs(), io.inputs, io.outputs, view.operand_specs())
+        operands = [values[v] for v in op.operands]
+        try:
+            if definition.regions:
+                results = REGION_KERNELS[definition.name](op, node, operands, _region_runner(values, io, observe))
+            else:
+                result = evaluate(definition.name, node, *operands)
+                results = [result] if len(node.results) == 1 else result
+        except KernelError as error:
+            raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
+        for value, array, spec in zip(op.results, results or (), node.results):
+            values[value] = checked_result(array, spec, op)
+            if observe is not None:
+                observe(value, values[value])
+        for value in dying[index]:
+            values.pop(value, None)
+
+
+def _region_runner(values: MutableMapping[ir.Value, np.ndarray], io: Node,
+                   observe: Callable[[ir.Value, np.ndarray], None] | None) -> RunRegion:
+    """Runs a region's block on its arguments in the scope of `values`; returns what it yields."""
+
+    def run_region(block: ir.Block, arguments: list[np.ndarray]) -> list[np.ndarray]:
+        scope = ChainMap(dict(zip(block.arguments, arguments)), values)
+        execute(block_ops(block), scope, io, observe=observe)
+        return [scope[value] for value in yielded(block)]
+
+    return run_region
 
 
 def check_inputs(expected: Mapping[str, TensorSpec], given: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
@@ -95,13 +126,11 @@ def _inputs(names: list[str]) -> str:
     return f"input{'s' if len(names) > 1 else ''} {_names(names)}"
 
 
-
-
 def _dying_values(ops: list[ir.Operation]) -> list[list[ir.Value]]:
     """For each op, the values last used (or, if never used, defined) there."""
     last_use: dict[ir.Value, int] = {}
     for index, op in enumerate(ops):
-        for value in (*op.results, *op.operands):
+        for value in (*op.results, *op.operands, *nested_operands(op)):
             last_use[value] = index
     dying: list[list[ir.Value]] = [[] for _ in ops]
     for value, index in last_use.items():

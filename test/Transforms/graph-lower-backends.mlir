@@ -33,7 +33,7 @@
 
 // Backend names are checked when the pipeline is built.
 
-// UNKNOWN: graph-lower: option 'backend': expected one of reference, reference-lowered, accelerator, got 'gpu'
+// UNKNOWN: graph-lower: option 'backend': expected one of reference, reference-lowered, accelerator, cpu, got 'gpu'
 func.func @main() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x2x2xf32>
   %v = "graph.placeholder"() {name = "v"} : () -> tensor<3x2xf32>

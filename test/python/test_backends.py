@@ -32,6 +32,7 @@ from lamina.passes.graph.lowerings import LOWERINGS
 from lamina.passes.pass_manager import PipelineFailed, run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.runtime.graph_interpreter import run
+from lamina.kernels.control_flow_kernels import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 
 # ---------------------------------------------------------------------------
@@ -40,7 +41,7 @@ from lamina.kernels.graph_kernels import KERNELS
 
 
 def test_backends_are_found_by_name():
-    assert set(BACKENDS) == {"reference", "reference-lowered", "accelerator"}
+    assert set(BACKENDS) == {"reference", "reference-lowered", "accelerator", "cpu"}
     for name, backend in BACKENDS.items():
         assert backend_named(name) is backend and backend.name == name
 
@@ -52,7 +53,7 @@ def test_an_unknown_backend_is_a_clear_error():
 
 
 def test_reference_backends_run_every_graph_op():
-    assert {name for name, op in GRAPH.ops.items() if not op.training} <= set(KERNELS)
+    assert {name for name, op in GRAPH.ops.items() if not op.training} <= set(KERNELS) | set(REGION_KERNELS)
 
 
 def test_every_backend_lowers_every_training_op():

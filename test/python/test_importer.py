@@ -246,7 +246,8 @@ def test_missing_external_data(tmp_path):
 
 
 def _unsupported_model() -> onnx.ModelProto:
-    branch = helper.make_graph([node("Identity", ["x"], ["t"])], "branch", [], [helper.make_empty_tensor_value_info("t")])
+    branch = helper.make_graph([node("Identity", ["nowhere"], ["t"])], "branch", [],
+                               [helper.make_empty_tensor_value_info("t")])
     nodes = [
         node("Relu", ["x"], ["r"], name="relu"),
         node("Foo", ["r"], ["f"], name="custom", domain="com.example"),
@@ -271,7 +272,7 @@ UNSUPPORTED_LINES = [
     "node 'resize' (Resize): mode 'linear' is not supported (only nearest)",
     "node 'drop' (Dropout): training_mode = true is not supported (inference only)",
     "node 'reshape' (Reshape): input 'shape' (shape) must be a compile-time constant",
-    "node 'if' (If): nested subgraphs (If, Loop, Scan) are not supported",
+    "node 'if' (If): then_branch reads 'nowhere', which no enclosing graph defines before this node",
     "node 'pool' (MaxPool): the Indices output is not supported",
 ]
 

@@ -89,7 +89,11 @@ def assert_same_outputs_after_irgen(module: ir.Operation, inputs: dict[str, np.n
 # ---------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize("function", sorted(graph_round_trip_functions()))
+# Control flow and recurrent layers have no buffer form (docs/control-flow.md): IRGen refuses them.
+NO_BUFFER_FORM = {"control_flow", "recurrent"}
+
+
+@pytest.mark.parametrize("function", sorted(set(graph_round_trip_functions()) - NO_BUFFER_FORM))
 def test_every_graph_op_computes_the_same_after_irgen(function):
     module = with_every_value_saved(graph_round_trip_functions()[function], make_context())
     assert_same_outputs_after_irgen(module, random_inputs(model_inputs(module), seed=0))
@@ -143,7 +147,7 @@ def graph_module(name: str) -> ir.Operation:
     return import_model(load_light_model(name), make_context())
 
 
-@pytest.mark.parametrize("name", [*sorted(graph_round_trip_functions()), "squeezenet"])
+@pytest.mark.parametrize("name", [*sorted(set(graph_round_trip_functions()) - NO_BUFFER_FORM), "squeezenet"])
 def test_irgen_output_has_glow_irgen_shape(name):
     module = graph_module(name)
     graph_ops = body_ops(module)

@@ -54,6 +54,10 @@ class ConvertGraphToBuffer(Pass):
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
+            if len(graph_op.regions) or len(graph_op.results) > 1:
+                raise PassError(f"'{graph_op.name}' has no buffer form (control flow and multi-result ops): unroll "
+                                "loops with a constant trip count (graph-unroll-loops), lower recurrent layers "
+                                "(graph-lower), or run the model on the CPU path", graph_op.location)
             quantized = [v.type for v in (*graph_op.operands, *graph_op.results) if spec_of(v.type).quant is not None]
             if quantized:
                 raise PassError(f"'{graph_op.name}' computes on {quantized[0]}: the buffer level cannot hold "

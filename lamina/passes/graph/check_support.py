@@ -11,11 +11,12 @@ from mlir import ir
 from lamina.backends import Backend, BackendName, backend_named
 from lamina.dialects.context import InvalidIR, Problem
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import TERMINATOR
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
 # Ops that structure a model rather than compute in it.
-STRUCTURAL_OPS = frozenset({"builtin.module", "func.func", "func.return"})
+STRUCTURAL_OPS = frozenset({"builtin.module", "func.func", "func.return", TERMINATOR})
 
 
 @register_pass

@@ -38,8 +38,8 @@ class GraphCSE(Pass):
     def run(self, op: ir.Operation) -> None:
         seen: dict[tuple, ir.Operation] = {}
         for candidate in graph_ops(op):
-            if op_name(candidate) in MODEL_INTERFACE:
-                continue
+            if op_name(candidate) in MODEL_INTERFACE or len(candidate.regions):
+                continue  # ops with regions compute what their regions say: never merged on operands alone
             key = _identity(candidate)
             kept = seen.setdefault(key, candidate)
             if kept != candidate:

@@ -17,6 +17,7 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import TERMINATOR
 from lamina.dialects.model import main_function
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
@@ -34,27 +35,57 @@ SHOWN_ELEMENTS = 8
 
 
 def to_dot(module: ir.Operation) -> str:
-    """The DOT text of the model function in `module` (a LaminaError if it holds none or several)."""
+    """The DOT text of the model function in `module` (a LaminaError if it holds none or several).
+
+    Regions (If branches, Loop and Scan bodies) are clusters next to their op:
+    their block arguments and ops inside, a `yield` node gathering what the
+    region returns, and a dashed edge from it to the op.
+    """
     function = main_function(module)
     block = function.regions[0].blocks[0]
-    names: dict[ir.Value, str] = {}
     lines = [f"digraph {_quote(ir.StringAttr(function.attributes['sym_name']).value)} {{",
              '  node [shape=record, style="rounded,filled", fillcolor=white, fontname="Helvetica"];',
              '  edge [fontname="Helvetica", fontsize=10];']
-    for index, argument in enumerate(block.arguments):
-        names[argument] = f"arg{index}"
-        lines.append(f"  arg{index} [label={_record([f'argument {index}', str(argument.type)])}];")
-    for index, op in enumerate(block.operations):
-        op = op.operation
-        if op.name == "func.return":
-            continue
-        node = f"op{index}"
-        lines.append(f"  {node} {_node_attributes(op)};")
-        for label, operand in zip(_operand_labels(op), op.operands):
-            lines.append(f"  {names[operand]} -> {node} [label={_quote(label)}];")
-        names.update((result, node) for result in op.results)
+    _Block(lines).emit(block, "", {})
     lines.append("}")
     return "\n".join(lines) + "\n"
+
+
+class _Block:
+    """Emits a block's nodes and edges; a nested block's node names start with its op's and region's."""
+
+    def __init__(self, lines: list[str]):
+        self.lines = lines
+
+    def emit(self, block: ir.Block, prefix: str, names: dict[ir.Value, str]) -> str | None:
+        """The block's nodes and edges; the name of its last node (the yield of a region)."""
+        lines, indent, node = self.lines, "  " * (prefix.count("_") // 2), None
+        for index, argument in enumerate(block.arguments):
+            names[argument] = f"{prefix}arg{index}"
+            lines.append(f"{indent}  {prefix}arg{index} [label={_record([f'argument {index}', str(argument.type)])}];")
+        for index, op in enumerate(block.operations):
+            op = op.operation
+            if op.name == "func.return":
+                continue
+            node = f"{prefix}op{index}"
+            attributes = f"[label={_record(['yield'])}]" if op.name == TERMINATOR else _node_attributes(op)
+            lines.append(f"{indent}  {node} {attributes};")
+            for label, operand in zip(_operand_labels(op), op.operands):
+                lines.append(f"{indent}  {names[operand]} -> {node} [label={_quote(label)}];")
+            self.regions(op, node, indent, names)
+            names.update((result, node) for result in op.results)
+        return node
+
+    def regions(self, op: ir.Operation, node: str, indent: str, names: dict[ir.Value, str]) -> None:
+        definition = GRAPH.lookup(op)
+        for index, region in enumerate(op.regions):
+            label = definition.regions[index] if definition is not None else f"region {index}"
+            self.lines.append(f"{indent}  subgraph cluster_{node}_{index} {{")
+            self.lines.append(f"{indent}    label={_quote(label)}; style=dashed;")
+            last = [self.emit(block, f"{node}_{index}_", names) for block in region.blocks]
+            self.lines.append(f"{indent}  }}")
+            if last and last[-1] is not None:
+                self.lines.append(f"{indent}  {last[-1]} -> {node} [style=dashed, label={_quote(label)}];")
 
 
 def _location_names(loc: ir.Location) -> list[str]:
@@ -97,7 +128,8 @@ def _operand_labels(op: ir.Operation) -> list[str]:
     if definition is None:
         return [f"#{i}" for i in range(len(op.operands))]
     if definition.variadic is not None:
-        return [f"{definition.variadic} {i}" for i in range(len(op.operands))]
+        fixed = definition.operands.index(definition.variadic)
+        return [*definition.operands[:fixed], *(f"{definition.variadic} {i}" for i in range(len(op.operands) - fixed))]
     return list(definition.operands)
 
 

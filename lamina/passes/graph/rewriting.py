@@ -134,8 +134,8 @@ def fold_to_constant(op: ir.Operation, max_elements: int | None = None) -> ir.Va
     to fail at run time.
     """
     name = op_name(op)
-    if name is None or name in MODEL_INTERFACE or name in CONSTANT_OPS or len(op.results) != 1:
-        return None
+    if name is None or name in MODEL_INTERFACE or name in CONSTANT_OPS or len(op.results) != 1 or len(op.regions):
+        return None  # control flow folds in graph-fold-if
     operands = list(op.operands)
     if not all(is_constant(v) for v in operands):
         return None

@@ -319,6 +319,8 @@ module attributes {buffer.activation_bytes = 128 : i64, buffer.constant_bytes = 
     %29 = "buffer.alloc"() {name = "swish", offset = -1 : i64} : () -> memref<2x3xf32>
     // CHECK-NEXT: "buffer.swish"(%29, %0) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
     "buffer.swish"(%29, %0) : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+    // CHECK-NEXT: "buffer.hard_sigmoid"(%29, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
+    "buffer.hard_sigmoid"(%29, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
     // CHECK-NEXT: "buffer.dealloc"(%2) : (memref<2x3xf32>) -> ()
     "buffer.dealloc"(%2) : (memref<2x3xf32>) -> ()
     // CHECK-NEXT: "buffer.dealloc"(%3) : (memref<2x3xf32>) -> ()

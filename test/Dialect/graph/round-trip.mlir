@@ -204,6 +204,80 @@ func.func @precision() {
   return
 }
 
+// Control flow (lamina/dialects/graph_control_flow.py): regions end in upstream gpu.yield;
+// groups of values of different types are IRDL optional slots with segment sizes.
+// CHECK-LABEL: func.func @control_flow()
+func.func @control_flow() {
+  // CHECK: %0 = "graph.placeholder"() {name = "c"} : () -> tensor<i1>
+  %0 = "graph.placeholder"() {name = "c"} : () -> tensor<i1>
+  // CHECK: %1 = "graph.placeholder"() {name = "x"} : () -> tensor<2xf32>
+  %1 = "graph.placeholder"() {name = "x"} : () -> tensor<2xf32>
+  // CHECK: %2 = "graph.if"(%0) ({
+  %2 = "graph.if"(%0) ({
+    // CHECK: %6 = "graph.relu"(%1) : (tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.relu"(%1) : (tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %6 : tensor<2xf32>
+    gpu.yield %6 : tensor<2xf32>
+  // CHECK: }, {
+  }, {
+    // CHECK: gpu.yield %1 : tensor<2xf32>
+    gpu.yield %1 : tensor<2xf32>
+  // CHECK: }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i1>) -> tensor<2xf32>
+  }) {resultSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i1>) -> tensor<2xf32>
+  // CHECK: %3 = "graph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  %3 = "graph.constant"() {value = dense<3> : tensor<i64>} : () -> tensor<i64>
+  // CHECK: %4:2 = "graph.loop"(%3, %0, %2) ({
+  %4:2 = "graph.loop"(%3, %0, %2) ({
+  ^bb0(%arg0: tensor<i64>, %arg1: tensor<i1>, %arg2: tensor<2xf32>):
+    // CHECK: %6 = "graph.add"(%arg2, %1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.add"(%arg2, %1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %arg1, %6, %6 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+    gpu.yield %arg1, %6, %6 : tensor<i1>, tensor<2xf32>, tensor<2xf32>
+  // CHECK: }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (tensor<i64>, tensor<i1>, tensor<2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  // CHECK: %5:2 = "graph.scan"(%1, %4#1) ({
+  %5:2 = "graph.scan"(%1, %4#1) ({
+  ^bb0(%arg0: tensor<2xf32>, %arg1: tensor<2xf32>):
+    // CHECK: %6 = "graph.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    %6 = "graph.add"(%arg0, %arg1) : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    // CHECK: gpu.yield %6, %6 : tensor<2xf32>, tensor<2xf32>
+    gpu.yield %6, %6 : tensor<2xf32>, tensor<2xf32>
+  // CHECK: }) {num_scan_inputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_axes = array<i64: 0>, scan_input_directions = array<i64: 1>, scan_output_axes = array<i64: 0>, scan_output_directions = array<i64: 0>} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  }) {num_scan_inputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, resultSegmentSizes = array<i32: 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_axes = array<i64: 0>, scan_input_directions = array<i64: 1>, scan_output_axes = array<i64: 0>, scan_output_directions = array<i64: 0>} : (tensor<2xf32>, tensor<3x2xf32>) -> (tensor<2xf32>, tensor<3x2xf32>)
+  // CHECK: "graph.save"(%5#1) {name = "y"} : (tensor<3x2xf32>) -> ()
+  "graph.save"(%5#1) {name = "y"} : (tensor<3x2xf32>) -> ()
+  // CHECK: return
+  return
+}
+
+// Recurrent layers (lamina/dialects/graph_recurrent.py): every operand present, one alpha and beta per activation.
+// CHECK-LABEL: func.func @recurrent()
+func.func @recurrent() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x1x3xf32>
+  %1 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x2x3xf32>
+  %2 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x2x2xf32>
+  %3 = "graph.splat"() {value = 2 : i32} : () -> tensor<1xi32>
+  %4 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x4xf32>
+  %5 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x1x2xf32>
+  // CHECK: %6:2 = "graph.rnn"(%0, %1, %2, %4, %3, %5) {activation_alpha = array<f32: 0.000000e+00>, activation_beta = array<f32: 0.000000e+00>, activations = "Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64} : (tensor<2x1x3xf32>, tensor<1x2x3xf32>, tensor<1x2x2xf32>, tensor<1x4xf32>, tensor<1xi32>, tensor<1x1x2xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+  %6:2 = "graph.rnn"(%0, %1, %2, %4, %3, %5) {activation_alpha = array<f32: 0.000000e+00>, activation_beta = array<f32: 0.000000e+00>, activations = "Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64} : (tensor<2x1x3xf32>, tensor<1x2x3xf32>, tensor<1x2x2xf32>, tensor<1x4xf32>, tensor<1xi32>, tensor<1x1x2xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+  %7 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x6x3xf32>
+  %8 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x6x2xf32>
+  %10 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x12xf32>
+  // CHECK: "graph.gru"({{.*}}) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, linear_before_reset = true}
+  %12:2 = "graph.gru"(%0, %7, %8, %10, %3, %5) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, linear_before_reset = true} : (tensor<2x1x3xf32>, tensor<1x6x3xf32>, tensor<1x6x2xf32>, tensor<1x12xf32>, tensor<1xi32>, tensor<1x1x2xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>)
+  %13 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x8x3xf32>
+  %14 = "graph.splat"() {value = 1.000000e-01 : f32} : () -> tensor<1x8x2xf32>
+  %16 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x16xf32>
+  %19 = "graph.splat"() {value = 0.000000e+00 : f32} : () -> tensor<1x6xf32>
+  // CHECK: "graph.lstm"({{.*}}) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, input_forget = false}
+  %20:3 = "graph.lstm"(%0, %13, %14, %16, %3, %5, %5, %19) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, input_forget = false} : (tensor<2x1x3xf32>, tensor<1x8x3xf32>, tensor<1x8x2xf32>, tensor<1x16xf32>, tensor<1xi32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x6xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
+  "graph.save"(%6#0) {name = "y1"} : (tensor<2x1x1x2xf32>) -> ()
+  "graph.save"(%12#0) {name = "y3"} : (tensor<2x1x1x2xf32>) -> ()
+  "graph.save"(%20#2) {name = "c4"} : (tensor<1x1x2xf32>) -> ()
+  return
+}
+
 // CHECK-LABEL: func.func @hard_sigmoid()
 func.func @hard_sigmoid() {
   // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>

@@ -2,19 +2,23 @@
 
 from __future__ import annotations
 
+from collections import ChainMap
 from dataclasses import dataclass
+from typing import MutableMapping
 
 from mlir import ir
 from mlir.dialects import arith, func
 
 from lamina.dialects.context import InvalidIR, Problem
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import block_ops, yielded
 from lamina.dialects.irdl import CONSTANT, INTERFACE, OpView
 from lamina.dialects.model import main_function
 from lamina.dialects.types import UnsupportedType
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .builders import dense_constant, splat_constant
+from .control_flow import REGION_CONVERTERS
 from .quantized import convert_quantized, is_quantized
 from .registry import CONVERTERS
 from .storage import storage_dtype, storage_type
@@ -73,21 +77,48 @@ class ConvertGraphToLinalg(Pass):
 def _check_convertible(graph_ops: list[ir.Operation]) -> None:
     """Every op is a graph op with a converter; else one error with a diagnostic per op."""
     problems = []
-    for graph_op in graph_ops:
+    for graph_op in _with_nested(graph_ops):
         definition = GRAPH.lookup(graph_op)
         if definition is None:
             problems.append(Problem(graph_op.location, f"'{graph_op.name}' is not a graph op; only graph "
                                                        "functions convert to linalg"))
-        elif definition.name not in _INTERFACE and definition.name not in CONVERTERS:
+        elif definition.name not in _INTERFACE and definition.name not in CONVERTERS | REGION_CONVERTERS.keys():
             problems.append(Problem(graph_op.location, f"'graph.{definition.name}' has no CPU (linalg) lowering"))
     if problems:
         raise InvalidIR(problems)
 
 
-def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
+def _with_nested(graph_ops: list[ir.Operation]) -> list[ir.Operation]:
+    """`graph_ops` and every op inside their regions (region terminators aside)."""
+    found = []
+    for graph_op in graph_ops:
+        found.append(graph_op)
+        for region in graph_op.regions:
+            for block in region.blocks:
+                found.extend(_with_nested(block_ops(block)))
+    return found
+
+
+def _convert_block(values: MutableMapping[ir.Value, ir.Value]):
+    """Converts a region's block, in the scope of `values`, at the current insertion point."""
+
+    def convert_block(block: ir.Block, arguments: list[ir.Value]) -> list[ir.Value]:
+        scope = ChainMap(dict(zip(block.arguments, arguments)), values)
+        for graph_op in block_ops(block):
+            with graph_op.location:
+                _convert(graph_op, scope)
+        return [scope[value] for value in yielded(block)]
+
+    return convert_block
+
+
+def _convert(graph_op: ir.Operation, values: MutableMapping[ir.Value, ir.Value]) -> None:
     view = GRAPH.view(graph_op)
     if view.definition.has(CONSTANT):
         results = [_constant(view)]
+    elif view.name in REGION_CONVERTERS:
+        operands = [values[operand] for operand in graph_op.operands]
+        results = REGION_CONVERTERS[view.name](view, operands, _convert_block(values))
     else:
         try:
             operands = [values[operand] for operand in graph_op.operands]
