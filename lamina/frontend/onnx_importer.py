@@ -17,9 +17,10 @@ from lamina.dialects.diagnostics import LaminaError
 from . import converters  # noqa: F401 - registers every converter
 from .analysis import ModelAnalysis, analyze
 from .emitter import ModuleBuilder
+from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
-from .static_shapes import parse_input_shape, refine_shapes, specialize
+from .static_shapes import infer_shapes, parse_input_shape, refine_shapes, specialize
 from .support import Unsupported, find_unsupported
 
 __all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
@@ -73,8 +74,19 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool) -> ModelAnalysis:
-    """Shapes inferred, then re-inferred while compile-time values keep making more of them static."""
-    inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
+    """Shapes inferred and analysed, then operators without a converter expanded into their ONNX
+    function bodies (which may in turn need expanding) and the result analysed again."""
+    analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static), source)
+    for _ in range(MAX_EXPANSION_ROUNDS):
+        expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants)
+        if expanded is None:
+            break
+        analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source)
+    return analysis
+
+
+def _analyze_to_fixpoint(inferred: onnx.ModelProto, inference_error: str | None, source: str) -> ModelAnalysis:
+    """Shapes re-inferred while compile-time values keep making more of them static."""
     analysis = analyze(inferred, source, inference_error)
     while analysis.unknown_shapes():
         refined = refine_shapes(inferred, analysis.constants)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..emitter import NodeEmitter
+from ..node_view import NodeView
 from ..registry import register
 from .axes import normalized_axes
 
@@ -24,7 +25,15 @@ def _reduction(graph_op: str):
     return convert
 
 
+def _check_extremum(n: NodeView):
+    """A maximum or minimum over an empty axis is +-inf in ONNX; the graph's reductions have no identity."""
+    spec = n.input_spec(0)
+    if spec is not None and spec.num_elements == 0:
+        yield "a maximum or minimum over an empty tensor is not supported"
+
+
 for _onnx_op, _graph_op in REDUCTIONS.items():
     register(_onnx_op, _reduction(_graph_op), graph_ops=(_graph_op, "identity"), static_inputs={1: "axes"},
+             check=_check_extremum if _onnx_op in ("ReduceMax", "ReduceMin") else None,
              notes="`axes` as an attribute or a constant input (by opset), `keepdims`, `noop_with_empty_axes` "
                    "(an identity).")
