@@ -81,6 +81,9 @@ def node_label(node: onnx.NodeProto, index: int) -> str:
 
 def constant_node_value(node: onnx.NodeProto) -> np.ndarray:
     """The value of a Constant node, whichever `value*` attribute holds it."""
+    if len(node.attribute) != 1:
+        raise UnsupportedElementType(f"a Constant needs exactly one value attribute, this one has "
+                                     f"{len(node.attribute) or 'none'}")
     (attribute,) = node.attribute
     value = onnx.helper.get_attribute_value(attribute)
     if attribute.name == "value":

@@ -13,6 +13,7 @@ from .analysis import DEFAULT_DOMAINS, ModelAnalysis, has_subgraph
 from .dtypes import is_supported, type_name
 from .node_view import NodeView
 from .registry import CONVERTERS, Converter
+from .schema_checks import schema_problems
 
 
 @dataclass(frozen=True)
@@ -61,6 +62,9 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
     undefined = view.analysis.undefined_inputs.get(view.index)
     if undefined:
         return [f"input '{name}' is not defined by an earlier node, initializer or graph input" for name in undefined]
+    malformed = schema_problems(node, view.opset)
+    if malformed:
+        return malformed
     converter = CONVERTERS.get(node.op_type)
     if converter is None:
         if all(name in view.analysis.constants for i, name in enumerate(node.output) if view.output_used(i)):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import numpy as np
@@ -303,6 +305,24 @@ def test_dynamic_input_names_the_dimension_and_the_fix():
         "node 'Relu_0' (Relu): the shape of input 'x' is unknown after shape inference (a dynamic shape)"]
 
 
+@pytest.mark.parametrize("unknown", [-1, 0])
+def test_minus_one_and_zero_input_dims_are_dynamic_and_fixed_by_input_shapes(unknown):
+    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(1, 3)}, ["y"])
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = unknown
+    model.graph.output.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [unknown, 3]))
+    del model.graph.output[0]
+    with pytest.raises(LaminaError, match=r"^test: input 'x' has dynamic dimension 0; fix it with --input-shape x=1x3$"):
+        imported(model)
+    module, _ = imported(model, input_shapes={"x": (4, 3)})
+    assert outputs(module)["y"] == TensorSpec((4, 3), np.float32)
+
+
+def test_an_empty_input_is_given_with_input_shapes():
+    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(0, 3)}, ["y"])
+    module, _ = imported(model, input_shapes={"x": (0, 3)})
+    assert outputs(module)["y"] == TensorSpec((0, 3), np.float32)
+
+
 def test_input_without_shape():
     model = make_model([node("Relu", ["x"], ["y"])], {}, ["y"])
     model.graph.input.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, None))
@@ -314,6 +334,7 @@ def test_input_without_shape():
     ({"y": (1,)}, r"--input-shape names 'y', which is not a model input; inputs: x"),
     ({"x": (2,)}, r"input 'x' has rank 2, but --input-shape gives 1 dimensions"),
     ({"x": (2, 4)}, r"input 'x' dimension 1 is 3 in the model, --input-shape gives 4"),
+    ({"x": (-1, 3)}, r"input 'x' is given the negative dimension in \(-1, 3\)"),
 ])
 def test_input_shapes_that_do_not_fit(shapes, message):
     model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(2, 3)}, ["y"])
@@ -383,9 +404,15 @@ def test_parse_input_shape(text, expected):
     assert parse_input_shape(text) == expected
 
 
-@pytest.mark.parametrize("text", ["data", "data=1x", "=1x3", "data=1,3", "data=-1"])
+@pytest.mark.parametrize("text", ["data", "data=1x", "=1x3", "data=1,3"])
 def test_parse_input_shape_rejects(text):
     with pytest.raises(LaminaError, match="--input-shape expects NAME=DIMxDIM"):
+        parse_input_shape(text)
+
+
+@pytest.mark.parametrize("text", ["data=-1", "data=-1x3x224x224"])
+def test_parse_input_shape_rejects_negative_dims_and_says_what_to_give(text):
+    with pytest.raises(LaminaError, match="negative dimension .* give every dimension its size"):
         parse_input_shape(text)
 
 
@@ -396,3 +423,29 @@ def test_result_types_follow_onnx_shape_inference():
     (pool,) = ops_named(module, "max_pool")
     assert spec_of(pool.op.results[0].type) == TensorSpec((1, 1, 3, 3), np.float32)
     assert GRAPH.verify_op(pool.op) is None
+
+
+@pytest.mark.parametrize("nodes, inputs, opset, message", [
+    ([node("Constant", [], ["c"], name="k"), node("Add", ["x", "c"], ["y"])], {"x": randn(2)}, 17,
+     r"node name: k\): One and only one of the attributes"),
+    ([node("Add", ["x", ""], ["y"], name="a")], {"x": randn(2)}, 17,
+     r"^node 'a' \(Add\): input 1 \('B'\) is required but given as ''$"),
+    ([node("Softmax", ["x"], ["y"], axis=1.5, name="s")], {"x": randn(2, 3)}, 17,
+     r"^node 's' \(Softmax\): attribute 'axis' is FLOAT, the operator takes INT$"),
+    ([node("Gather", ["x", "x"], ["y"], axis=[1], name="g")], {"x": randn(2, 3)}, 17,
+     r"^node 'g' \(Gather\): attribute 'axis' is INTS, the operator takes INT$"),
+    ([node("ReduceSum", ["x"], ["y"], axes=[0.5], name="r")], {"x": randn(2, 3)}, 11,
+     r"^node 'r' \(ReduceSum\): attribute 'axes' is FLOATS, the operator takes INTS$"),
+])
+def test_malformed_nodes_are_one_line_naming_the_node(nodes, inputs, opset, message):
+    model = make_model(nodes, inputs, ["y"], opset=opset)
+    with pytest.raises(LaminaError) as error:
+        imported(model)
+    assert any(re.search(message, line) for line in str(error.value).splitlines()[1:]), str(error.value)
+
+
+def test_a_constant_with_two_values_is_refused_by_name():
+    constant = node("Constant", [], ["c"], name="k", value_float=1.0)
+    constant.attribute.append(helper.make_attribute("value_int", 2))
+    view_problems = [str(p) for p in unsupported_nodes(make_model([constant], {}, ["c"]))]
+    assert any("node 'k' (Constant)" in line for line in view_problems), view_problems
