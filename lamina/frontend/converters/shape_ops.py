@@ -184,3 +184,20 @@ def convert_tile(n: NodeEmitter):
 def convert_gather(n: NodeEmitter):
     data = n.input(0)
     return n.emit("gather", data, n.input(1), axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank))
+
+
+@converter("Split", graph_ops=("slice",),
+           notes="`axis`, sizes from the `split` input or attribute or `num_outputs` (as ONNX shape inference "
+                 "gives each output's shape): one slice per output.")
+def convert_split(n: NodeEmitter):
+    data = n.input(0)
+    shape = n.spec(data).shape
+    axis = normalized_axis(n.attr("axis", 0), len(shape))
+    results, start = [], 0
+    for index in range(n.output_count):
+        size = n.output_spec(index).shape[axis]
+        starts, ends = [0] * len(shape), list(shape)
+        starts[axis], ends[axis] = start, start + size
+        results.append(n.emit("slice", data, starts=starts, ends=ends, steps=[1] * len(shape)))
+        start += size
+    return results

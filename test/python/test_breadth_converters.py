@@ -1,0 +1,54 @@
+"""Converters built from existing graph ops (Split, InstanceNormalization, logic, CumSum, linear Resize, ...).
+
+Each case runs on the graph interpreter and the CPU path against onnxruntime:
+since these operators need no new graph op, both levels (and the
+accelerator's rules for the ops they become) cover them.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from onnx import helper
+
+from importer_models import imported, make_model, randn, run_onnxruntime
+from lamina.runtime import cpu_executor
+from lamina.runtime.graph_interpreter import run
+
+node = helper.make_node
+RNG = np.random.default_rng(0)
+BOOLS_A, BOOLS_B = RNG.random((3, 4)) > 0.5, RNG.random(4) > 0.5
+SPECIAL = np.array([[np.nan, 1.0, np.inf], [-np.inf, -2.0, 0.0]], np.float32)
+
+
+def case(nodes, inputs, initializers=None, opset=17, outputs=("y",)):
+    return make_model(nodes, inputs, list(outputs), initializers, opset=opset), inputs
+
+
+CASES = {
+    "split_num_outputs": case([node("Split", ["x"], ["a", "b", "c"], axis=1, num_outputs=3)], {"x": randn(2, 7)},
+                              opset=18, outputs=("a", "b", "c")),
+    "split_sizes_input": case([node("Split", ["x", "s"], ["a", "b"], axis=-1)], {"x": randn(2, 7)},
+                              {"s": np.array([2, 5])}, opset=13, outputs=("a", "b")),
+    "split_attribute": case([node("Split", ["x"], ["a", "b"], axis=0, split=[1, 3])], {"x": randn(4, 2)},
+                            opset=11, outputs=("a", "b")),
+    "instance_norm": case([node("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3)],
+                          {"x": randn(2, 3, 4, 5)}, {"s": randn(3), "b": randn(3)}),
+    "and": case([node("And", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
+    "or": case([node("Or", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
+    "xor": case([node("Xor", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
+    "not": case([node("Not", ["a"], ["y"])], {"a": BOOLS_A}),
+    "is_nan": case([node("IsNaN", ["x"], ["y"])], {"x": SPECIAL}, opset=20),
+    "is_inf": case([node("IsInf", ["x"], ["y"])], {"x": SPECIAL}, opset=20),
+    "is_inf_negative_only": case([node("IsInf", ["x"], ["y"], detect_positive=0)], {"x": SPECIAL}, opset=20),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_converter_matches_onnxruntime_on_the_interpreter_and_the_cpu_path(name):
+    model, inputs = CASES[name]
+    expected = run_onnxruntime(model, inputs)
+    module, _context = imported(model)
+    for actual in (run(module, inputs), cpu_executor.compile_model(module).run(inputs)):
+        for output, value in expected.items():
+            np.testing.assert_allclose(actual[output], value, rtol=1e-5, atol=1e-5)
