@@ -41,6 +41,13 @@ CASES = {
     "is_nan": case([node("IsNaN", ["x"], ["y"])], {"x": SPECIAL}, opset=20),
     "is_inf": case([node("IsInf", ["x"], ["y"])], {"x": SPECIAL}, opset=20),
     "is_inf_negative_only": case([node("IsInf", ["x"], ["y"], detect_positive=0)], {"x": SPECIAL}, opset=20),
+    "cumsum_last_axis": case([node("CumSum", ["x", "axis"], ["y"])], {"x": randn(2, 5)}, {"axis": np.array(-1)}),
+    "cumsum_axis0_exclusive_reverse": case([node("CumSum", ["x", "axis"], ["y"], exclusive=1, reverse=1)],
+                                           {"x": randn(4, 3, 2)}, {"axis": np.array(0, np.int32)}),
+    "cumsum_1d_int64": case([node("CumSum", ["x", "axis"], ["y"], reverse=1)],
+                            {"x": np.arange(6, dtype=np.int64)}, {"axis": np.array(0)}),
+    "cumsum_int32_exclusive": case([node("CumSum", ["x", "axis"], ["y"], exclusive=1)],
+                                   {"x": RNG.integers(-5, 5, (2, 6)).astype(np.int32)}, {"axis": np.array(1)}),
 }
 
 
