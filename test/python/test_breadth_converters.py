@@ -48,6 +48,22 @@ CASES = {
                             {"x": np.arange(6, dtype=np.int64)}, {"axis": np.array(0)}),
     "cumsum_int32_exclusive": case([node("CumSum", ["x", "axis"], ["y"], exclusive=1)],
                                    {"x": RNG.integers(-5, 5, (2, 6)).astype(np.int32)}, {"axis": np.array(1)}),
+    "resize_linear_half_pixel": case([node("Resize", ["x", "", "s"], ["y"], mode="linear")], {"x": randn(1, 2, 5, 6)},
+                                     {"s": np.array([1, 1, 2, 1.5], np.float32)}, opset=19),
+    "resize_linear_align_corners": case([node("Resize", ["x", "", "s"], ["y"], mode="linear",
+                                              coordinate_transformation_mode="align_corners")],
+                                        {"x": randn(1, 2, 5, 6)}, {"s": np.array([1, 1, 2, 1.5], np.float32)}, opset=19),
+    "resize_cubic_sizes_three_axes": case([node("Resize", ["x", "", "", "z"], ["y"], mode="cubic")],
+                                          {"x": randn(1, 2, 5, 6)}, {"z": np.array([1, 2, 9, 4])}, opset=19),
+    "resize_linear_antialias_down": case([node("Resize", ["x", "", "s"], ["y"], mode="linear", antialias=1)],
+                                         {"x": randn(1, 2, 5, 6)}, {"s": np.array([1, 1, 0.6, 0.5], np.float32)},
+                                         opset=19),
+    "resize_cubic_asymmetric_exclude_outside": case(
+        [node("Resize", ["x", "", "s"], ["y"], mode="cubic", coordinate_transformation_mode="asymmetric",
+              cubic_coeff_a=-0.5, exclude_outside=1)],
+        {"x": randn(1, 2, 5, 6)}, {"s": np.array([1, 1, 1.7, 2], np.float32)}, opset=19),
+    "resize_10_linear": case([node("Resize", ["x", "s"], ["y"], mode="linear")], {"x": randn(1, 1, 3, 4)},
+                             {"s": np.array([1, 1, 2, 2], np.float32)}, opset=10),
 }
 
 

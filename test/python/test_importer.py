@@ -254,7 +254,8 @@ def _unsupported_model() -> onnx.ModelProto:
         node("Foo", ["r"], ["f"], name="custom", domain="com.example"),
         node("Relu", ["f"], ["g"], name="after_custom"),
         node("Unique", ["r"], ["u"], name="unique"),
-        node("Resize", ["r", "", "s"], ["z"], name="resize", mode="linear"),
+        node("Resize", ["r", "", "s"], ["z"], name="resize", mode="linear",
+             coordinate_transformation_mode="tf_crop_and_resize"),
         node("Dropout", ["r", "ratio", "train"], ["d"], name="drop"),
         node("Reshape", ["r", "shape"], ["rs"], name="reshape"),
         node("If", ["cond"], ["i"], name="if", then_branch=branch, else_branch=branch),
@@ -270,7 +271,8 @@ def _unsupported_model() -> onnx.ModelProto:
 UNSUPPORTED_LINES = [
     "node 'custom' (Foo): operator domain 'com.example' is not supported",
     "node 'unique' (Unique): operator not supported",
-    "node 'resize' (Resize): mode 'linear' is not supported (only nearest)",
+    "node 'resize' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' is not supported in linear and "
+    "cubic modes",
     "node 'drop' (Dropout): training_mode = true is not supported (inference only)",
     "node 'reshape' (Reshape): input 'shape' (shape) must be a compile-time constant",
     "node 'if' (If): nested subgraphs (If, Loop, Scan) are not supported",
