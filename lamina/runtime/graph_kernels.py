@@ -321,6 +321,16 @@ def _gather(node: Node, x, indices):
     return np.take(x, np.where(indices < 0, indices + size, indices), axis=axis)
 
 
+@kernel("gather_elements")
+def _gather_elements(node: Node, x, indices):
+    axis = node.attrs["axis"]
+    size = x.shape[axis]
+    if indices.size and (indices.min() < -size or indices.max() >= size):
+        bad = indices[(indices < -size) | (indices >= size)].flat[0]
+        raise KernelError(f"gather_elements index {bad} is out of range for axis {axis} of size {size}")
+    return np.take_along_axis(x, np.where(indices < 0, indices + size, indices), axis=axis)
+
+
 def _mean(x, axes, keepdims):
     if np.issubdtype(x.dtype, np.integer):  # the exact sum, then C's truncating division
         total = x.sum(axis=axes, keepdims=keepdims, dtype=np.int64)

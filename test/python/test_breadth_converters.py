@@ -64,6 +64,11 @@ CASES = {
         {"x": randn(1, 2, 5, 6)}, {"s": np.array([1, 1, 1.7, 2], np.float32)}, opset=19),
     "resize_10_linear": case([node("Resize", ["x", "s"], ["y"], mode="linear")], {"x": randn(1, 1, 3, 4)},
                              {"s": np.array([1, 1, 2, 2], np.float32)}, opset=10),
+    "gather_elements_axis1_negative": case([node("GatherElements", ["x", "i"], ["y"], axis=1)], {"x": randn(3, 4)},
+                                           {"i": np.array([[0, -1], [2, 3], [-4, 1]])}),
+    "gather_elements_axis0_int32": case([node("GatherElements", ["x", "i"], ["y"], axis=0)],
+                                        {"x": RNG.integers(0, 9, (3, 2, 2)).astype(np.int64)},
+                                        {"i": RNG.integers(0, 3, (2, 2, 2)).astype(np.int32)}),
 }
 
 

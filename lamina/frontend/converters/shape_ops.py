@@ -1,4 +1,4 @@
-"""Data movement: reshapes, Expand, Transpose, Concat, Slice, Pad, Tile, Gather.
+"""Data movement: reshapes, Expand, Transpose, Concat, Slice, Pad, Tile, Gather, GatherElements, Split.
 
 Shape-like inputs (target shapes, axes, bounds, pads, repeats) must be known
 at compile time; they become the graph ops' attributes or result types.
@@ -184,6 +184,12 @@ def convert_tile(n: NodeEmitter):
 def convert_gather(n: NodeEmitter):
     data = n.input(0)
     return n.emit("gather", data, n.input(1), axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank))
+
+
+@converter("GatherElements", graph_ops=("gather_elements",), notes="`axis`, negative included; i32 or i64 indices.")
+def convert_gather_elements(n: NodeEmitter):
+    data = n.input(0)
+    return n.emit("gather_elements", data, n.input(1), axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank))
 
 
 @converter("Split", graph_ops=("slice",),
