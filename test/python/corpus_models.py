@@ -186,7 +186,7 @@ CORPUS: list[ModelSpec] = [
                                         num_conv_pos_embedding_groups=2), audio, 17),
     ModelSpec("whisper-encoder", "speech", _whisper_encoder, mel, 17),
 ]
-FAST = ["resnet", "mobilenet-v3", "vit", "bert", "gpt2"]
+FAST = ["resnet", "vit", "bert", "gpt2", "wav2vec2"]
 
 
 def build(spec: ModelSpec) -> torch.nn.Module:
