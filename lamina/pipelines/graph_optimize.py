@@ -34,7 +34,7 @@ class GraphSimplify(Pipeline):
     """Glow's `optimize` stage: the target-independent clean-ups, run after every other stage.
 
     Removes identities, splits sums into adds, computes constant subgraphs,
-    merges reshapes and transposes, folds batch norms and arithmetic by
+    merges reshapes and transposes, folds explicit pads into window ops, batch norms and arithmetic by
     constants into convolutions, merges equal ops and erases dead ones.
     Legal anywhere: each pass keeps the model's results.
     """
@@ -44,7 +44,7 @@ class GraphSimplify(Pipeline):
 
     def expand(self) -> str:
         return ("graph-remove-identity,graph-sum-to-adds,graph-constant-fold,graph-merge-reshapes,"
-                "graph-transpose-simplify,graph-fold-batch-norm,graph-fold-arithmetic,graph-cse,graph-dce")
+                "graph-transpose-simplify,graph-fold-pad,graph-fold-batch-norm,graph-fold-arithmetic,graph-cse,graph-dce")
 
 
 @register_pipeline

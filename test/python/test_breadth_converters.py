@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 from onnx import helper
 
-from importer_models import imported, make_model, randn, run_onnxruntime
+from importer_models import graph_ops, imported, make_model, randn, run_onnxruntime
+from lamina.passes.pass_manager import run_pipeline
 from lamina.runtime import cpu_executor
 from lamina.runtime.graph_interpreter import run
 
@@ -80,3 +81,14 @@ def test_converter_matches_onnxruntime_on_the_interpreter_and_the_cpu_path(name)
     for actual in (run(module, inputs), cpu_executor.compile_model(module).run(inputs)):
         for output, value in expected.items():
             np.testing.assert_allclose(actual[output], value, rtol=1e-5, atol=1e-5)
+
+
+def test_a_pad_before_a_convolution_folds_into_it_and_keeps_the_numbers():
+    nodes = [node("Pad", ["x", "pads"], ["p"]), node("Conv", ["p", "w"], ["y"])]
+    model = make_model(nodes, {"x": randn(1, 2, 5, 5)}, ["y"],
+                       {"pads": np.array([0, 0, 1, 0, 0, 0, 0, 2]), "w": randn(3, 2, 3, 3)})
+    inputs = {"x": randn(1, 2, 5, 5)}
+    module, _context = imported(model)
+    run_pipeline(module, "builtin.module(graph-optimize{backend=accelerator})")
+    assert "pad" not in graph_ops(module)
+    np.testing.assert_allclose(run(module, inputs)["y"], run_onnxruntime(model, inputs)["y"], rtol=1e-5, atol=1e-5)
