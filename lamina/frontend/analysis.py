@@ -105,11 +105,11 @@ def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = N
     """Analyse a shape-inferred model (see `static_shapes.specialize`)."""
     opset = default_opset(model)
     analysis = ModelAnalysis(source=source, model=model, opset=opset or 0)
-    if inference_error:
+    if opset is not None and opset < MIN_OPSET:  # the one problem: shape errors would only follow from it
+        analysis.model_problems.append(("the model", f"opset {opset} is older than {MIN_OPSET}, the oldest Lamina "
+                                                     f"supports; upgrade it with onnx.version_converter"))
+    elif inference_error:
         analysis.model_problems.append(("the model", f"ONNX shape inference failed: {inference_error}"))
-    if opset is not None and opset < MIN_OPSET:
-        analysis.model_problems.append(("the model", f"opset {opset} is older than the oldest Lamina supports "
-                                                     f"({MIN_OPSET}); upgrade it with onnx.version_converter"))
     graph = model.graph
     _record_value_types(analysis, chain(graph.input, graph.value_info, graph.output))
     _record_initializers(analysis)

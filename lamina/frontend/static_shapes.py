@@ -125,7 +125,10 @@ def infer_shapes(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str | None]:
     try:
         return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True), None
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
-        return onnx.shape_inference.infer_shapes(model, data_prop=True), _one_line(error)
+        try:
+            return onnx.shape_inference.infer_shapes(model, data_prop=True), _one_line(error)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+            return model, _one_line(error)  # even lenient inference fails: nothing more is typed
 
 
 def _one_line(error: Exception) -> str:

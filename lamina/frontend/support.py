@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import DEFAULT_DOMAINS, ModelAnalysis, has_subgraph
+from .analysis import DEFAULT_DOMAINS, MIN_OPSET, ModelAnalysis, has_subgraph
 from .dtypes import is_supported, type_name
 from .node_view import NodeView
 from .registry import CONVERTERS, Converter
 from .schema_checks import schema_problems
+from .subgraph_problems import subgraph_problems
 
 
 @dataclass(frozen=True)
@@ -57,8 +58,11 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
         return [f"operator domain '{node.domain}' is not supported"]
     if not view.opset:
         return ["the model imports no version of the default ONNX domain"]
+    if view.opset < MIN_OPSET:
+        return []  # the model's problem says why
     if has_subgraph(node):
-        return ["nested subgraphs (If, Loop, Scan) are not supported"]
+        return ["nested subgraphs (If, Loop, Scan) are not supported",
+                *subgraph_problems(node, view.opset, CONVERTERS)]
     undefined = view.analysis.undefined_inputs.get(view.index)
     if undefined:
         return [f"input '{name}' is not defined by an earlier node, initializer or graph input" for name in undefined]

@@ -371,10 +371,12 @@ def test_undefined_values():
     ]
 
 
-def test_old_opset():
-    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(2)}, ["y"], opset=6)
-    with pytest.raises(LaminaError, match="the model: opset 6 is older than the oldest Lamina supports"):
-        imported(model)
+@pytest.mark.parametrize("opset", [1, 6])
+def test_old_opset_is_the_one_problem(opset):
+    nodes = [node("Relu", ["x"], ["r"]), node("Reshape", ["r"], ["y"], shape=[3, 2])]  # Reshape-1's attribute form
+    model = make_model(nodes, {"x": randn(2, 3)}, ["y"], opset=opset)
+    assert [str(p) for p in unsupported_nodes(model)] == [
+        f"the model: opset {opset} is older than 7, the oldest Lamina supports; upgrade it with onnx.version_converter"]
 
 
 def test_shape_inference_failure_names_the_node():
@@ -451,3 +453,15 @@ def test_a_constant_with_two_values_is_refused_by_name():
     constant.attribute.append(helper.make_attribute("value_int", 2))
     view_problems = [str(p) for p in unsupported_nodes(make_model([constant], {}, ["c"]))]
     assert any("node 'k' (Constant)" in line for line in view_problems), view_problems
+
+
+def test_problems_inside_nested_subgraphs_are_listed_with_the_node():
+    inner = helper.make_graph([node("Unique", ["x"], ["u"], name="uniq"), node("Relu", ["x"], ["v"]),
+                               node("Foo", ["x"], ["w"], name="custom", domain="com.example")],
+                              "branch", [], [helper.make_tensor_value_info("v", TensorProto.FLOAT, [2])])
+    model = make_model([node("If", ["c"], ["y"], name="choose", then_branch=inner, else_branch=inner)],
+                       {"c": np.array(True)}, ["y"])
+    (problem,) = [str(p) for p in unsupported_nodes(model) if str(p).startswith("node 'choose'")]
+    assert problem == ("node 'choose' (If): nested subgraphs (If, Loop, Scan) are not supported; "
+                       "inside it, node 'uniq' (Unique): operator not supported; "
+                       "inside it, node 'custom' (Foo): operator domain 'com.example' is not supported")
