@@ -1,6 +1,7 @@
 """The real-model corpus through every level of Lamina, each against onnxruntime.
 
-Usage: .venv/bin/python benchmarks/model_corpus.py [--models a,b] [--arch pynq-z1] [--no-accelerator]
+Usage: .venv/bin/python benchmarks/model_corpus.py [--models a,b] [--arch pynq-z1] [--levels graph,cpu,accelerator]
+       [--output NAME]
 
 Each model of `test/python/corpus_models.py` is exported with torch.onnx into a
 temporary directory (no weights are written into the repository), run by
@@ -12,7 +13,8 @@ weights) and its pytorch-converted models run the same way. For each level:
 rel = max |lamina - onnxruntime| / max |onnxruntime| over the output, and the
 cosine similarity; "std" is the oracle output's standard deviation (healthy
 activations, not 1e-23). The first LaminaError of a model is its "first
-error". Writes `benchmarks/results/model-corpus.md` and `docs/model-corpus.md`.
+error". Writes `benchmarks/results/model-corpus.md` and `docs/model-corpus.md` (or `--output`'s name),
+after each finished section.
 """
 
 from __future__ import annotations
@@ -45,8 +47,6 @@ from lamina.runtime import cpu_executor, tcu_simulator  # noqa: E402
 from lamina.runtime.graph_interpreter import run as interpret  # noqa: E402
 
 COMMAND = ".venv/bin/python benchmarks/model_corpus.py"
-RESULTS = ROOT / "benchmarks" / "results" / "model-corpus.md"
-DOC = ROOT / "docs" / "model-corpus.md"
 PYTORCH_CONVERTED = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted"
 LEVELS = ("graph", "cpu", "accelerator")
 TOLERANCE = 1e-4
@@ -79,7 +79,7 @@ def accuracy(actual: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
 
 
 def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray], arch: str | None,
-              workdir: Path) -> Outcome:
+              workdir: Path, levels: tuple[str, ...] = LEVELS) -> Outcome:
     """Everything about one ONNX file: oracle, import, and each level against the oracle."""
     outcome = Outcome(name, source)
     session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -95,10 +95,11 @@ def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray],
         return outcome
     outcome.imported = True
     runners = {"graph": lambda: interpret(module, inputs),
-               "cpu": lambda: cpu_executor.compile_model(module).run(inputs)}
-    if arch:
-        runners["accelerator"] = lambda: _accelerate(path, arch, workdir / name, shapes, inputs)
+               "cpu": lambda: cpu_executor.compile_model(module).run(inputs),
+               "accelerator": lambda: _accelerate(path, arch, workdir / name, shapes, inputs)}
     for level, run in runners.items():
+        if level not in levels or (level == "accelerator" and not arch):
+            continue
         try:
             outcome.levels[level] = accuracy(run()[output], reference)
         except LaminaError as error:
@@ -111,7 +112,7 @@ def _accelerate(path: Path, arch: str, outdir: Path, shapes, inputs) -> dict[str
     return tcu_simulator.simulate(str(outdir / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs
 
 
-def corpus_outcomes(names: list[str], arch: str | None, workdir: Path) -> list[Outcome]:
+def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
     outcomes = []
     for spec in corpus_models.CORPUS:
         if names and spec.name not in names:
@@ -120,22 +121,22 @@ def corpus_outcomes(names: list[str], arch: str | None, workdir: Path) -> list[O
         source = f"{spec.family}; torch.onnx {exporter}, opset {spec.opset}" + (", dynamic axes" if spec.dynamic else "")
         path = corpus_models.export(spec, workdir)
         inputs = spec.inputs(np.random.default_rng(corpus_models.SEED))
-        outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir))
+        outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir, levels))
     return outcomes
 
 
-def light_outcomes(arch: str | None, workdir: Path) -> list[Outcome]:
+def light_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
     outcomes = []
     for name in LIGHT_MODELS:
         model = randomize_weights(load_light_model(name), seed=0)
         path = workdir / f"light_{name}.onnx"
         onnx.save(model, str(path))
         outcomes.append(_timed(run_model, f"light_{name}", "onnx wheel light model, random weights (seed 0)", path,
-                               random_inputs(model, seed=1), arch, workdir))
+                               random_inputs(model, seed=1), arch, workdir, levels))
     return outcomes
 
 
-def pytorch_converted_outcomes(workdir: Path) -> list[Outcome]:
+def pytorch_converted_outcomes(workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
     """The onnx wheel's pytorch-converted models with their stored inputs (no accelerator: layer tests)."""
     outcomes = []
     for directory in sorted(PYTORCH_CONVERTED.iterdir()):
@@ -145,7 +146,7 @@ def pytorch_converted_outcomes(workdir: Path) -> list[Outcome]:
         stored = sorted((directory / "test_data_set_0").glob("input_*.pb"))
         inputs = {name: onnx.numpy_helper.to_array(onnx.load_tensor(str(file))) for name, file in zip(names, stored)}
         outcomes.append(_timed(run_model, directory.name, "onnx wheel pytorch-converted", directory / "model.onnx",
-                               inputs, None, workdir))
+                               inputs, None, workdir, levels))
     return outcomes
 
 
@@ -201,23 +202,33 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="", help="comma-separated corpus model names (default: all)")
     parser.add_argument("--arch", default="pynq-z1")
-    parser.add_argument("--no-accelerator", action="store_true")
+    parser.add_argument("--levels", default=",".join(LEVELS), help="levels to run (the rest are '-')")
+    parser.add_argument("--output", default="model-corpus", help="report name under benchmarks/results/ and docs/")
     args = parser.parse_args()
-    arch = None if args.no_accelerator else args.arch
+    levels = tuple(level for level in args.levels.split(",") if level)
+    arch = args.arch if "accelerator" in levels else None
     names = [name for name in args.models.split(",") if name]
+    outputs = (ROOT / "benchmarks" / "results" / f"{args.output}.md", ROOT / "docs" / f"{args.output}.md")
     warnings.filterwarnings("ignore")
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lamina-corpus-") as scratch:
         workdir = Path(scratch)
-        sections = [("Exported models", corpus_outcomes(names, arch, workdir), LEVELS)]
+        sections = [("Exported models", corpus_outcomes(names, arch, workdir, levels), LEVELS)]
+        write(sections, arch, start, outputs)
         if not names:
-            sections.append(("The onnx wheel's light models", light_outcomes(arch, workdir), LEVELS))
-            sections.append(("The onnx wheel's pytorch-converted models", pytorch_converted_outcomes(workdir),
+            sections.append(("The onnx wheel's pytorch-converted models", pytorch_converted_outcomes(workdir, levels),
                              ("graph", "cpu")))
+            write(sections, arch, start, outputs)
+            sections.append(("The onnx wheel's light models", light_outcomes(arch, workdir, levels), LEVELS))
+    print(write(sections, arch, start, outputs))
+
+
+def write(sections, arch: str | None, start: float, outputs: tuple[Path, ...]) -> str:
+    """The report so far, into each output (a long run records each finished section)."""
     text = report(sections, arch, time.perf_counter() - start)
-    for path in (RESULTS, DOC):
+    for path in outputs:
         path.write_text(text + "\n")
-    print(text)
+    return text
 
 
 if __name__ == "__main__":
