@@ -28,8 +28,10 @@ EXPANDED_DOMAIN = "lamina.expanded"
 MAX_EXPANSION_ROUNDS = 4
 
 
-def expand_functions(model: onnx.ModelProto, converted: Collection[str], known: Collection[str]) -> onnx.ModelProto | None:
-    """`model` with every expandable node inlined, except nodes of a `converted` operator and nodes whose
+def expand_functions(model: onnx.ModelProto, converted: Collection[str], known: Collection[str],
+                     refused: Collection[int] = ()) -> onnx.ModelProto | None:
+    """`model` with every expandable node inlined, except nodes of a `converted` operator (unless their
+    converter `refused` the node, by index: LayerNormalization asked for its Mean output) and nodes whose
     outputs are all `known` at compile time (they fold); None when there is no node to expand."""
     opset = default_opset(model)
     if opset is None:
@@ -41,8 +43,8 @@ def expand_functions(model: onnx.ModelProto, converted: Collection[str], known: 
     copy.CopyFrom(model)
     functions = []
     for index, node in enumerate(copy.graph.node):
-        if (node.domain not in DEFAULT_DOMAINS or node.op_type in converted or has_subgraph(node)
-                or all(name in known for name in node.output if name)):
+        if (node.domain not in DEFAULT_DOMAINS or (node.op_type in converted and index not in refused)
+                or has_subgraph(node) or all(name in known for name in node.output if name)):
             continue
         body = _function_body(node, opset, types)
         if body is None:

@@ -21,7 +21,8 @@ from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
 from .static_shapes import infer_shapes, parse_input_shape, refine_shapes, specialize
-from .support import Unsupported, find_unsupported
+from .node_view import NodeView
+from .support import Unsupported, find_unsupported, node_problems
 
 __all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
            "resolve_model_path", "unsupported_nodes"]
@@ -74,11 +75,14 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool) -> ModelAnalysis:
-    """Shapes inferred and analysed, then operators without a converter expanded into their ONNX
-    function bodies (which may in turn need expanding) and the result analysed again."""
+    """Shapes inferred and analysed, then operators without a converter (or whose converter refuses the
+    node) expanded into their ONNX function bodies (which may in turn need expanding) and the result
+    analysed again."""
     analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static), source)
     for _ in range(MAX_EXPANSION_ROUNDS):
-        expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants)
+        refused = [index for index, node in enumerate(analysis.nodes)
+                   if node.op_type in SUPPORTED_OPS and node_problems(NodeView(analysis, index))]
+        expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused)
         if expanded is None:
             break
         analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source)

@@ -70,6 +70,10 @@ CASES = {
     "gather_elements_axis0_int32": case([node("GatherElements", ["x", "i"], ["y"], axis=0)],
                                         {"x": RNG.integers(0, 9, (3, 2, 2)).astype(np.int64)},
                                         {"i": RNG.integers(0, 3, (2, 2, 2)).astype(np.int32)}),
+    "trilu_upper_k": case([node("Trilu", ["x", "k"], ["y"])], {"x": randn(2, 4, 5)}, {"k": np.array(1)}),
+    "trilu_lower_negative_k": case([node("Trilu", ["x", "k"], ["y"], upper=0)], {"x": randn(5, 3)},
+                                   {"k": np.array(-1)}),
+    "trilu_int_default_k": case([node("Trilu", ["x"], ["y"])], {"x": RNG.integers(-9, 9, (3, 3))}),
 }
 
 

@@ -116,6 +116,7 @@ def _interpolate(n: NodeEmitter):
 
 
 @converter("Resize", graph_ops=("resize_nearest", "matmul", "constant", "transpose"), check=_check_resize,
+           static_inputs={1: "roi or scales", 2: "scales", 3: "sizes"},
            notes="Mode nearest, by constant scales or sizes (sizes become the smallest f32 scales giving them), "
                  "`axes`, coordinate_transformation_mode half_pixel, asymmetric, align_corners or "
                  "pytorch_half_pixel, every nearest_mode. Resize-10 is asymmetric, floor when upsampling and ceil "
