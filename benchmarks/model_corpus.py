@@ -26,6 +26,7 @@ import time
 import warnings
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 import onnx
@@ -112,8 +113,9 @@ def _accelerate(path: Path, arch: str, outdir: Path, shapes, inputs) -> dict[str
     return tcu_simulator.simulate(str(outdir / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs
 
 
-def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
-    outcomes = []
+def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: tuple[str, ...],
+                    outcomes: list[Outcome], written: Callable[[], object]) -> list[Outcome]:
+    """Each corpus model's outcome appended to `outcomes`, calling `written` after each."""
     for spec in corpus_models.CORPUS:
         if names and spec.name not in names:
             continue
@@ -122,6 +124,7 @@ def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: t
         path = corpus_models.export(spec, workdir)
         inputs = spec.inputs(np.random.default_rng(corpus_models.SEED))
         outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir, levels))
+        written()
     return outcomes
 
 
@@ -180,10 +183,11 @@ def table(outcomes: list[Outcome], levels=LEVELS) -> list[str]:
 
 
 def summary(outcomes: list[Outcome], levels=LEVELS) -> str:
+    ran = [level for level in levels if any(level in o.levels for o in outcomes)]
     within = {level: sum(1 for o in outcomes if isinstance(o.levels.get(level), tuple)
-                         and o.levels[level][0] <= TOLERANCE) for level in levels}
-    ran = ", ".join(f"{level} within {TOLERANCE:g}: {count}" for level, count in within.items())
-    return f"{len(outcomes)} models; imported: {sum(o.imported for o in outcomes)}; {ran}."
+                         and o.levels[level][0] <= TOLERANCE) for level in ran}
+    counts = ", ".join(f"{level} within {TOLERANCE:g}: {count}" for level, count in within.items())
+    return f"{len(outcomes)} models; imported: {sum(o.imported for o in outcomes)}; {counts}."
 
 
 def report(sections: list[tuple[str, list[Outcome], tuple[str, ...]]], arch: str | None, seconds: float) -> str:
@@ -213,8 +217,8 @@ def main() -> None:
     start = time.perf_counter()
     with tempfile.TemporaryDirectory(prefix="lamina-corpus-") as scratch:
         workdir = Path(scratch)
-        sections = [("Exported models", corpus_outcomes(names, arch, workdir, levels), LEVELS)]
-        write(sections, arch, start, outputs)
+        sections = [("Exported models", [], LEVELS)]
+        corpus_outcomes(names, arch, workdir, levels, sections[0][1], lambda: write(sections, arch, start, outputs))
         if not names:
             sections.append(("The onnx wheel's pytorch-converted models", pytorch_converted_outcomes(workdir, levels),
                              ("graph", "cpu")))
