@@ -28,8 +28,8 @@ sys.path.insert(0, str(ROOT / "test" / "python"))
 from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model  # noqa: E402
 
-from lamina.backends.tcu.architecture import architecture_names  # noqa: E402
-from lamina.backends.tcu.compiler import compile_model  # noqa: E402
+from lamina.target.tcu.architecture import architecture_names  # noqa: E402
+from lamina.driver.compiler import compile_model  # noqa: E402
 from lamina.dialects.diagnostics import LaminaError  # noqa: E402
 from lamina.frontend.random_weights import randomize_weights  # noqa: E402
 

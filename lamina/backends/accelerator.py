@@ -14,9 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
-from mlir import ir
-
 from lamina.dialects.irdl import OpView
+from lamina.dialects.values import is_constant
 
 from .backend import Backend
 
@@ -37,13 +36,8 @@ class Capability:
     requires: tuple[Requirement, ...] = ()
 
 
-def _is_constant(value: ir.Value) -> bool:
-    owner = value.owner
-    return isinstance(owner, ir.OpView) and owner.name in ("graph.constant", "graph.splat")
-
-
 def _constant(operand: str) -> Requirement:
-    return Requirement(lambda op: _is_constant(op.operand(operand)),
+    return Requirement(lambda op: is_constant(op.operand(operand)),
                        f"its {operand} must be a constant: the array loads weights from the Consts bank")
 
 
@@ -78,7 +72,7 @@ SUPPORTED: dict[str, Capability] = {
     "reshape": Capability("no instruction: the same DRAM vectors seen with another shape"),
     "concat": Capability("no instruction: the inputs' channel vectors placed side by side", (CHANNEL_AXIS,)),
     "broadcast": Capability("no instruction: a constant laid out broadcast in the Consts bank",
-                            (Requirement(lambda op: _is_constant(op.operand("input")), "only of constants"),)),
+                            (Requirement(lambda op: is_constant(op.operand("input")), "only of constants"),)),
 }
 
 # Ops the accelerator wants lowered: their lowerings produce only ops it runs.

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lamina.dialects.irdl import OpView
-from lamina.runtime.graph_kernels import KERNELS
+from lamina.kernels.graph_kernels import KERNELS
 
 from .backend import Backend
 

@@ -24,7 +24,8 @@ in its region (-1 until planned) and records the regions' sizes on the module.
 from __future__ import annotations
 
 from .graph import GRAPH
-from .irdl import BOOL, ELEMENTS, I64, STR, DialectDef, OpDef, ShapeError
+from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, REARRANGING, STR, DialectDef, OpDef,
+                   ShapeError)
 from .types import TensorSpec
 
 BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", values="memref")
@@ -32,6 +33,8 @@ BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", val
 # Graph ops that are not computations: they become buffers (placeholder,
 # constant), a copy into an output weight (save), or views (reshape).
 NOT_INSTRUCTIONS = frozenset({"placeholder", "save", "constant", "reshape"})
+# What an instruction keeps of its graph op's facts (the rest are about values, not buffers).
+INSTRUCTION_TRAITS = frozenset({ELEMENTWISE, REARRANGING, COMMUTATIVE, IN_PLACE})
 
 UNPLANNED = -1  # the `offset` of a buffer memory planning has not placed yet
 
@@ -80,7 +83,7 @@ BUFFER.op("dealloc", "Ends an activation buffer's lifetime.", operands=("buffer"
           roles={"buffer": "out"}, shape_fn=_no_results)
 BUFFER.op("view", "The bytes of `source` from `byte_offset` on, seen with the result's shape (no copy).",
           operands=("source",), attrs={"byte_offset": I64}, shape_fn=_view)
-BUFFER.op("copy", "dest = source.", operands=("dest", "source"), results=(), roles={"dest": "out"},
+BUFFER.op("copy", "dest = source.", operands=("dest", "source"), results=(), roles={"dest": "out"}, traits={IN_PLACE},
           shape_fn=_copy)
 
 
@@ -110,6 +113,8 @@ def _define_instructions() -> None:
             variadic=graph_op.variadic,
             roles={"dest": "out"},
             shape_fn=_instruction_shape_fn(graph_op),
+            traits=graph_op.traits & INSTRUCTION_TRAITS,
+            enums=dict(graph_op.enums),
         )
 
 

@@ -9,20 +9,16 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from .buffer import BUFFER, BUFFER_SOURCES
+from .irdl import IN_PLACE
 from .model import body_ops
 from .types import spec_of
 
 # Instructions whose every output element is computed from the input elements
 # at the same index, so they may write their destination over an input of
-# the same type (Glow's `inplaceOperand`): element-wise arithmetic and
-# activations, and copies. Not comparisons (i1 results), nor anything that
-# moves or combines elements (transpose, matmul, reductions, ...).
-IN_PLACE_INSTRUCTIONS = frozenset({
-    "copy", "identity", "dropout",
-    "add", "sub", "mul", "div", "max", "min", "pow", "sum", "where",
-    "relu", "leaky_relu", "clip", "gelu", "swish", "sigmoid", "tanh",
-    "erf", "exp", "log", "sqrt", "reciprocal", "neg", "abs",
-})
+# the same type (Glow's `inplaceOperand`): the `in-place` trait, which
+# element-wise arithmetic, activations and copies have; not comparisons (i1
+# results), nor anything that moves or combines elements.
+IN_PLACE_INSTRUCTIONS = BUFFER.with_trait(IN_PLACE)
 
 
 def root_buffer(value: ir.Value) -> ir.Value:
@@ -45,12 +41,6 @@ def _is_view(value: ir.Value) -> bool:
     # `owner` is an OpView for op results and a Block for block arguments.
     owner = value.owner
     return isinstance(owner, (ir.Operation, ir.OpView)) and owner.name == "buffer.view"
-
-
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op whose result `value` is; None for a block argument."""
-    owner = value.owner  # an OpView for op results, a Block for block arguments
-    return owner.operation if isinstance(owner, (ir.Operation, ir.OpView)) else None
 
 
 def nbytes(value: ir.Value) -> int:

@@ -23,8 +23,8 @@ from typing import Iterator
 from mlir import ir
 
 from .buffer import BUFFER, UNPLANNED
-from .buffer_analysis import (IN_PLACE_INSTRUCTIONS, byte_range, defining_op, nbytes, operand_roles, overlap,
-                              root_buffer)
+from .buffer_analysis import IN_PLACE_INSTRUCTIONS, byte_range, nbytes, operand_roles, overlap, root_buffer
+from .values import defining_op
 
 ALIGNMENT = 64  # bytes; every planned offset is a multiple of it (Glow's TensorAlignment)
 

@@ -13,9 +13,9 @@ from typing import Iterator
 
 from mlir import ir
 
+from lamina.errors import LaminaError
 
-class LaminaError(Exception):
-    """A user-facing error; its message is complete and printable as is."""
+__all__ = ["LaminaError", "collect_diagnostics", "format_location"]
 
 
 def format_location(loc: ir.Location) -> str:

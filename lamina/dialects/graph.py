@@ -18,7 +18,8 @@ import math
 
 import numpy as np
 
-from .irdl import BOOL, ELEMENTS, F32, F32S, I64, I64S, SCALAR, STR, DialectDef, ShapeError
+from .irdl import (BOOL, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, F32S, FORWARDING, I64, I64S, IN_PLACE,
+                   INTERFACE, REARRANGING, SCALAR, STORAGE, STR, DialectDef, ShapeError)
 from .types import TensorSpec
 
 GRAPH = DialectDef("graph", "Glow-style high-level graph over tensors")
@@ -225,7 +226,6 @@ def _clip(ins, attrs, declared):
 
 
 def _gelu(ins, attrs, declared):
-    _require(attrs["approximate"] in ("none", "tanh"), f"approximate must be 'none' or 'tanh', got {attrs['approximate']!r}")
     return _float_unary(ins, attrs, declared)
 
 
@@ -301,7 +301,6 @@ def _pad(ins, attrs, declared):
     pads = attrs["pads"]
     _require(len(pads) == 2 * data.rank, f"pads needs {2 * data.rank} values, got {len(pads)}")
     _require(all(p >= 0 for p in pads), "pads must be >= 0")
-    _require(attrs["mode"] in ("constant", "reflect", "edge"), f"unknown pad mode {attrs['mode']!r}")
     return [data.with_shape(tuple(d + pads[i] + pads[data.rank + i] for i, d in enumerate(data.shape)))]
 
 
@@ -351,10 +350,6 @@ def _resize_nearest(ins, attrs, declared):
     (data,) = ins
     scales = attrs["scales"]
     _require(len(scales) == data.rank and all(s > 0 for s in scales), f"scales {list(scales)} invalid for {data}")
-    _require(attrs["coordinate_transformation_mode"] in ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"),
-             f"unsupported coordinate_transformation_mode {attrs['coordinate_transformation_mode']!r}")
-    _require(attrs["nearest_mode"] in ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil"),
-             f"unsupported nearest_mode {attrs['nearest_mode']!r}")
     return [data.with_shape(tuple(int(math.floor(d * s)) for d, s in zip(data.shape, scales)))]
 
 
@@ -388,13 +383,19 @@ def _save(ins, attrs, declared):
 
 WINDOW = {"strides": I64S, "pads": I64S, "dilations": I64S}
 
+# Traits shared by families (see `irdl.TRAITS`).
+POINTWISE = frozenset({ELEMENTWISE, IN_PLACE})  # element-wise with the operand's type: may run in place
+SYMMETRIC = POINTWISE | {COMMUTATIVE}
+
 # Sources and sinks.
-GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder)
+GRAPH.op("placeholder", "A named model input; has no data at compile time.", attrs={"name": STR}, shape_fn=_placeholder,
+         traits={INTERFACE, STORAGE})
 GRAPH.op("save", "Writes a value to the named model output.", operands=("input",), results=(), attrs={"name": STR},
-         shape_fn=_save)
+         shape_fn=_save, traits={INTERFACE})
 GRAPH.op("constant", "An immutable tensor; the optimizer may read and rewrite it.", attrs={"value": ELEMENTS},
-         shape_fn=_constant)
-GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value": SCALAR}, shape_fn=_splat)
+         shape_fn=_constant, traits={CONSTANT, STORAGE})
+GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value": SCALAR}, shape_fn=_splat,
+         traits={CONSTANT})
 
 # Layers.
 GRAPH.op("convolution", "N-D convolution, NCHW input, [M, C/group, k...] filter, [M] bias; pads are begins then ends.",
@@ -422,48 +423,60 @@ GRAPH.op("layer_norm", "Normalization over dimensions [axis, rank), then scale a
 GRAPH.op("softmax", "Softmax along one axis.", operands=("input",), attrs={"axis": I64}, shape_fn=_softmax)
 
 # Element-wise arithmetic on operands of one type.
-for _name, _summary in [("add", "lhs + rhs"), ("sub", "lhs - rhs"), ("mul", "lhs * rhs"), ("div", "lhs / rhs"),
-                        ("max", "maximum"), ("min", "minimum"), ("pow", "lhs ** rhs")]:
-    GRAPH.op(_name, f"Element-wise {_summary}.", operands=("lhs", "rhs"), shape_fn=_same_shape_binary)
-for _name in ("equal", "less", "greater"):
-    GRAPH.op(_name, f"Element-wise {_name} comparison; i1 result.", operands=("lhs", "rhs"), shape_fn=_comparison)
+for _name, _summary, _traits in [("add", "lhs + rhs", SYMMETRIC), ("sub", "lhs - rhs", POINTWISE),
+                                 ("mul", "lhs * rhs", SYMMETRIC), ("div", "lhs / rhs", POINTWISE),
+                                 ("max", "maximum", SYMMETRIC), ("min", "minimum", SYMMETRIC),
+                                 ("pow", "lhs ** rhs", POINTWISE)]:
+    GRAPH.op(_name, f"Element-wise {_summary}.", operands=("lhs", "rhs"), shape_fn=_same_shape_binary, traits=_traits)
+for _name in ("equal", "less", "greater"):  # i1 results: never in place
+    GRAPH.op(_name, f"Element-wise {_name} comparison; i1 result.", operands=("lhs", "rhs"), shape_fn=_comparison,
+             traits={ELEMENTWISE} | ({COMMUTATIVE} if _name == "equal" else set()))
 GRAPH.op("where", "Element-wise select: condition ? lhs : rhs.", operands=("condition", "lhs", "rhs"),
-         shape_fn=_where)
-GRAPH.op("sum", "Element-wise sum of one or more inputs.", operands=("inputs",), variadic="inputs", shape_fn=_sum)
+         shape_fn=_where, traits=POINTWISE)
+GRAPH.op("sum", "Element-wise sum of one or more inputs.", operands=("inputs",), variadic="inputs", shape_fn=_sum,
+         traits=SYMMETRIC)
 
 # Activations and unary math.
-GRAPH.op("relu", "max(x, 0).", operands=("input",), shape_fn=_same_as_input)
+GRAPH.op("relu", "max(x, 0).", operands=("input",), shape_fn=_same_as_input, traits=POINTWISE)
 for _name in ("sigmoid", "tanh", "erf", "exp", "log", "sqrt", "reciprocal"):
-    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_float_unary)
+    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)
 for _name in ("neg", "abs"):
-    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_same_as_input)
+    GRAPH.op(_name, f"Element-wise {_name}.", operands=("input",), shape_fn=_same_as_input, traits=POINTWISE)
 GRAPH.op("leaky_relu", "x if x >= 0 else alpha * x.", operands=("input",), attrs={"alpha": F32},
-         shape_fn=_float_unary)
-GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip)
+         shape_fn=_float_unary, traits=POINTWISE)
+GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip,
+         traits=POINTWISE)
 GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
-         attrs={"approximate": STR}, shape_fn=_gelu)
-GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary)
-GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input)
+         attrs={"approximate": STR}, shape_fn=_gelu, traits=POINTWISE, enums={"approximate": ("none", "tanh")})
+GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)
+GRAPH.op("hard_sigmoid", "max(0, min(1, alpha * x + beta)).", operands=("input",), attrs={"alpha": F32, "beta": F32},
+         shape_fn=_float_unary, traits=POINTWISE)
+GRAPH.op("identity", "Returns its input.", operands=("input",), shape_fn=_same_as_input,
+         traits=POINTWISE | {FORWARDING})
 GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept for reference.",
-         operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input)
+         operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input, traits=POINTWISE | {FORWARDING})
 
 # Data movement.
-GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape)
-GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast)
+GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape,
+         traits={REARRANGING})
+GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast,
+         traits={REARRANGING})
 GRAPH.op("convert", "Element type conversion (C-style casts; float to int truncates).", operands=("input",),
-         shape_fn=_convert)
+         shape_fn=_convert, traits={ELEMENTWISE})
 GRAPH.op("transpose", "Permutes dimensions: result dim i is input dim perm[i].", operands=("input",),
-         attrs={"perm": I64S}, shape_fn=_transpose)
+         attrs={"perm": I64S}, shape_fn=_transpose, traits={REARRANGING})
 # Binary, not variadic: IRDL verifies every operand of a variadic group against one
 # constraint variable, which ties their types together (N inputs become a chain).
 GRAPH.op("concat", "Joins `lhs` and `rhs` along `axis`.", operands=("lhs", "rhs"), attrs={"axis": I64},
          shape_fn=_concat)
 GRAPH.op("slice", "Strided slice, one normalized (start, end, step) per dimension; end -1 means 'through index 0'.",
-         operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice)
+         operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice,
+         traits={REARRANGING})
 GRAPH.op("pad", "Pads each dimension with begins then ends; mode constant, reflect or edge.", operands=("input",),
-         attrs={"pads": I64S, "mode": STR, "value": F32}, shape_fn=_pad)
+         attrs={"pads": I64S, "mode": STR, "value": F32}, shape_fn=_pad,
+         enums={"mode": ("constant", "reflect", "edge")})
 GRAPH.op("tile", "Repeats the input `repeats[i]` times along dimension i.", operands=("input",),
-         attrs={"repeats": I64S}, shape_fn=_tile)
+         attrs={"repeats": I64S}, shape_fn=_tile, traits={REARRANGING})
 GRAPH.op("gather", "Takes slices of `input` along `axis` at `indices` (negative indices count from the end).",
          operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather)
 GRAPH.op("gather_elements", "out[i...] = input[i... with i[axis] = indices[i...]] (ONNX GatherElements; negative "
@@ -472,7 +485,9 @@ for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_p
     GRAPH.op(_name, f"{_name.split('_')[1].capitalize()} over sorted `axes`.", operands=("input",),
              attrs={"axes": I64S, "keepdims": BOOL}, shape_fn=_reduce)
 GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, mode nearest).", operands=("input",),
-         attrs={"scales": F32S, "coordinate_transformation_mode": STR, "nearest_mode": STR}, shape_fn=_resize_nearest)
+         attrs={"scales": F32S, "coordinate_transformation_mode": STR, "nearest_mode": STR}, shape_fn=_resize_nearest,
+         enums={"coordinate_transformation_mode": ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"),
+                "nearest_mode": ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")})
 
 # The model's interface: kept even when nothing reads them (an unused input is still an input).
-MODEL_INTERFACE = frozenset({"placeholder", "save"})
+MODEL_INTERFACE = GRAPH.with_trait(INTERFACE)

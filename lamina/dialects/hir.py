@@ -25,8 +25,8 @@ import json
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, parse_architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.target.tcu.architecture import Architecture, parse_architecture
+from lamina.target.tcu.data_layout import channel_tiles
 
 from .diagnostics import LaminaError
 from .graph import window_output_size

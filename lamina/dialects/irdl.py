@@ -135,6 +135,20 @@ def encode_scalar(value, dtype) -> ir.Attribute:
 ShapeFn = Callable[[list[TensorSpec], dict, "list[TensorSpec] | None"], list[TensorSpec]]
 
 
+# Op traits: facts about an op that passes query (`OpDef.has`, `DialectDef.with_trait`)
+# instead of keeping lists of op names. Graph ops have value semantics, so every
+# op is pure (free of side effects) except those marked INTERFACE.
+ELEMENTWISE = "elementwise"  # result element i reads only operand elements i (Glow's dataParallel)
+REARRANGING = "rearranging"  # result elements are copies of elements of the one operand
+CONSTANT = "constant"  # the result is data known at compile time
+INTERFACE = "interface"  # a model input or output: has effects, kept even when unused
+FORWARDING = "forwarding"  # the result is the first operand (removable)
+STORAGE = "storage"  # the result lives in its own storage (a model input or a weight), not in activation memory
+COMMUTATIVE = "commutative"  # operands may be swapped
+IN_PLACE = "in-place"  # may write its result over an input of the same type that dies there (Glow's inplaceOperand)
+TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE)
+
+
 # How an instruction uses a buffer operand (Glow's @in, @out, @inout). Tensor
 # operands of value-semantics ops are all "in".
 ROLES = ("in", "out", "inout")
@@ -146,6 +160,10 @@ class OpDef:
 
     `roles` maps operands to how the op uses them (default "in"); it is defined
     here once and read by every pass that reasons about reads and writes.
+    `traits` are the op's facts from `TRAITS`; `enums` gives the allowed values
+    of string attributes, checked by the verifier and read by the importer.
+    Both default to empty, so an op defined without them behaves as a plain
+    pure op.
     """
 
     name: str
@@ -157,10 +175,28 @@ class OpDef:
     variadic: str | None = None  # the name of the one variadic operand group, if any
     roles: dict[str, str] = field(default_factory=dict)
     value_base: str = "!builtin.tensor"  # the IRDL base of operand and result types
+    traits: frozenset[str] = frozenset()
+    enums: dict[str, tuple[str, ...]] = field(default_factory=dict)
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}
         assert not unknown, f"{self.name}: bad roles {unknown}"
+        object.__setattr__(self, "traits", frozenset(self.traits))
+        assert self.traits <= set(TRAITS), f"{self.name}: unknown traits {sorted(self.traits - set(TRAITS))}"
+        bad_enums = [n for n in self.enums if self.attrs.get(n) is not STR]
+        assert not bad_enums, f"{self.name}: enums on non-string attributes {bad_enums}"
+
+    def has(self, trait: str) -> bool:
+        assert trait in TRAITS, trait
+        return trait in self.traits
+
+    def enum_problem(self, attrs: dict) -> str | None:
+        """Why a string attribute holds a value its enum does not allow, or None."""
+        for name, allowed in self.enums.items():
+            if attrs.get(name) not in allowed:
+                shown = ", ".join(repr(value) for value in allowed)
+                return f"{name} must be one of {shown}, got {attrs.get(name)!r}"
+        return None
 
     def role(self, operand: str) -> str:
         return self.roles.get(operand, "in")
@@ -234,6 +270,11 @@ class DialectDef:
         self.ops[name] = definition
         return definition
 
+    def with_trait(self, trait: str) -> frozenset[str]:
+        """The names of this dialect's ops that have `trait`."""
+        assert trait in TRAITS, trait
+        return frozenset(name for name, definition in self.ops.items() if trait in definition.traits)
+
     def irdl(self) -> str:
         """The IRDL module text, loadable by `irdl.load_dialects` and `mlir-opt --irdl-file`."""
         body = "\n".join(definition.irdl() for definition in self.ops.values())
@@ -282,6 +323,9 @@ class DialectDef:
             raise ShapeError(f"{self.name}.{name}: missing attributes {sorted(missing)}, unknown {sorted(extra)}")
         if definition.variadic is None and len(operands) != len(definition.operands):
             raise ShapeError(f"{self.name}.{name} takes {len(definition.operands)} operands, got {len(operands)}")
+        enum_problem = definition.enum_problem(attrs)
+        if enum_problem:
+            raise ShapeError(f"{self.name}.{name}: {enum_problem}")
         operand_specs = [spec_of(v.type) for v in operands]
         declared = list(result_types) if result_types is not None else None
         results = definition.shape_fn(operand_specs, dict(attrs), declared) if definition.shape_fn else declared or []
@@ -324,6 +368,9 @@ class DialectDef:
             declared = [spec_of(r.type) for r in op.results]
         except (ShapeError, UnsupportedType) as error:
             return str(error)
+        enum_problem = view.definition.enum_problem(attrs)
+        if enum_problem:
+            return enum_problem
         if view.definition.shape_fn is None:
             return None
         try:

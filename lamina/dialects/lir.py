@@ -1,6 +1,6 @@
 """The `lir` dialect: a processing-unit program as MLIR, one op per instruction.
 
-LIR is the readable face of a `Program` record array (lamina/backends/tcu/program.py):
+LIR is the readable face of a `Program` record array (lamina/target/tcu/program.py):
 the module body is the instruction sequence, in order, and the module
 attribute `lir.architecture` holds the `.tarch` object (with its name) so the
 text is self-contained. Ops take no operands and produce no results; their
@@ -22,9 +22,9 @@ from typing import Callable
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, parse_architecture
-from lamina.backends.tcu.encoding import describe_first, invalid_flags, invalid_opcodes
-from lamina.backends.tcu.program import (INSTRUCTION, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag,
+from lamina.target.tcu.architecture import Architecture, parse_architecture
+from lamina.target.tcu.encoding import describe_first, invalid_flags, invalid_opcodes
+from lamina.target.tcu.program import (INSTRUCTION, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag,
                                          SimdOp, pack_simd, simd_operand_bits, unpack_simd)
 
 from .diagnostics import LaminaError, format_location

@@ -10,7 +10,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
+import onnx.defs
 from mlir import ir
+
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.op_registry import OpRegistry, RegistryError
 
 if TYPE_CHECKING:
     from .emitter import NodeEmitter
@@ -32,13 +36,15 @@ class Converter:
     notes: str = ""
 
 
-CONVERTERS: dict[str, Converter] = {}
+CONVERTERS: OpRegistry[Converter] = OpRegistry("ONNX converter", known=onnx.defs.has, space="ONNX's operator set")
 
 
 def register(op_type: str, convert: Convert, *, graph_ops: Sequence[str], static_inputs: dict[int, str] | None = None,
              check: Check | None = None, notes: str = "") -> None:
-    assert op_type not in CONVERTERS, f"two converters for {op_type}"
-    CONVERTERS[op_type] = Converter(op_type, convert, tuple(graph_ops), dict(static_inputs or {}), check, notes)
+    unknown = [name for name in graph_ops if name not in GRAPH.ops]
+    if unknown:
+        raise RegistryError(f"ONNX converter for '{op_type}' emits {unknown}, which are not graph ops")
+    CONVERTERS.add(op_type, Converter(op_type, convert, tuple(graph_ops), dict(static_inputs or {}), check, notes))
 
 
 def converter(*op_types: str, **options) -> Callable[[Convert], Convert]:

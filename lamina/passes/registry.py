@@ -25,6 +25,8 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError
 
+from lamina.dialects.op_registry import OpRegistry
+
 from .options import option_specs
 
 
@@ -96,7 +98,7 @@ class Registry:
     def __init__(self, providers: Iterable[str] = ()):
         self._providers = tuple(providers)
         self._loaded = not self._providers
-        self._entries: dict[str, type[RegistryEntry]] = {}
+        self._entries: OpRegistry[type[RegistryEntry]] = OpRegistry("registration", space="pass and pipeline names")
 
     def register_pass(self, cls: Entry) -> Entry:
         """Class decorator registering a `Pass`."""
@@ -118,7 +120,7 @@ class Registry:
     def close_matches(self, name: str) -> list[str]:
         return difflib.get_close_matches(name, self._all(), n=3, cutoff=0.75)
 
-    def _all(self) -> dict[str, type[RegistryEntry]]:
+    def _all(self) -> OpRegistry[type[RegistryEntry]]:
         if not self._loaded:
             self._loaded = True
             for module in self._providers:
@@ -133,10 +135,7 @@ class Registry:
         if not (dataclasses.is_dataclass(cls) and cls.__dataclass_params__.frozen):
             raise TypeError(f"{cls.__name__} must be a frozen dataclass (its fields are its options)")
         option_specs(cls)  # rejects options that cannot be set from text
-        if cls.name in self._entries:
-            raise TypeError(f"'{cls.name}' is registered twice: {self._entries[cls.name].__name__} and {cls.__name__}")
-        self._entries[cls.name] = cls
-        return cls
+        return self._entries.add(cls.name, cls)
 
 
 def import_submodules(package: str, path: Iterable[str]) -> None:

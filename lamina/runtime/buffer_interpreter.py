@@ -46,7 +46,7 @@ from lamina.dialects.irdl import OpDef, OpView
 from lamina.dialects.types import TensorSpec, spec_of
 
 from .graph_interpreter import checked_result, check_inputs
-from .graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
 POISON = 0xFF  # the byte unwritten memory holds
 

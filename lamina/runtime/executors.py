@@ -18,7 +18,7 @@ from lamina.dialects import model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 
-from lamina.backends.tcu.model_files import read_manifest
+from lamina.target.tcu.model_files import read_manifest
 
 from . import buffer_interpreter, cpu_executor, graph_interpreter, hir_interpreter, tcu_simulator
 

@@ -25,7 +25,7 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from .graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

@@ -23,16 +23,35 @@ from typing import Mapping
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.data_layout import as_nchw, channel_tiles, from_vectors, to_vectors, vector_count
-from lamina.backends.tcu.fixed_point import DataType, scale_factors
+from lamina.target.tcu.data_layout import as_nchw, channel_tiles, from_vectors, to_vectors, vector_count
+from lamina.target.tcu.fixed_point import DataType, scale_factors
 from lamina.dialects.context import check_module, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import HIR, architecture_of, interface_of, matmul_weight_offsets, window_output_shape
 from lamina.dialects.model import body_ops
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.model import inputs as graph_inputs
 from lamina.dialects.types import TensorSpec, spec_of
 
 from . import graph_interpreter
+
+# HIR op name -> what the machine does for it: `(machine, op) -> None`.
+STEPS: OpRegistry = OpRegistry("HIR interpreter step", HIR)
+step = STEPS.register
+
+
+def computes(*names: str):
+    """Register a method computing an op's output temp from (source values, attributes, output shape)."""
+
+    def decorate(method):
+        def run(machine: "_Machine", op: ir.Operation) -> None:
+            output, *sources = op.operands
+            machine.temps[output] = method(machine, sources, HIR.view(op).attrs(), spec_of(output.type).shape)
+
+        step(*names)(run)
+        return method
+
+    return decorate
 
 
 def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
@@ -135,34 +154,43 @@ class _Machine:
     # -- execution ------------------------------------------------------------
 
     def execute(self, op: ir.Operation) -> None:
-        definition = HIR.require(op, "the HIR executor")
-        name = definition.name
-        if name in ("vars", "view"):
-            return
-        if name == "consts":
-            self.consts[op.result] = np.asarray(HIR.view(op).attr("value"), dtype=np.int64)
-        elif name == "temp":
-            self.temps[op.result] = np.zeros(spec_of(op.result.type).shape, dtype=np.int64)
-        elif name == "host":
-            self.host(HIR.view(op).attr("module"))
-        else:
-            attrs = HIR.view(op).attrs()
-            output, *sources = op.operands
-            if name == "save":
-                self.write(output, self.temps[sources[0]])
-            else:
-                self.temps[output] = getattr(self, f"_{name}")(sources, attrs, spec_of(output.type).shape)
+        STEPS[HIR.require(op, "the HIR executor").name](self, op)
 
+    @step("vars", "view")
+    def _placed(self, op):
+        """Vars objects and views are placed in DRAM0 before the program runs."""
+
+    @step("consts")
+    def _consts(self, op):
+        self.consts[op.result] = np.asarray(HIR.view(op).attr("value"), dtype=np.int64)
+
+    @step("temp")
+    def _temp(self, op):
+        self.temps[op.result] = np.zeros(spec_of(op.result.type).shape, dtype=np.int64)
+
+    @step("host")
+    def _host(self, op):
+        self.host(HIR.view(op).attr("module"))
+
+    @step("save")
+    def _save(self, op):
+        output, source = op.operands
+        self.write(output, self.temps[source])
+
+    @computes("load")
     def _load(self, sources, attrs, shape):
         return self.read(sources[0])
 
+    @computes("add")
     def _add(self, sources, attrs, shape):
         return self.data_type.add(self.temps[sources[0]], self.operand(sources[1]))
 
+    @computes("binary")
     def _binary(self, sources, attrs, shape):
         lhs, rhs = (self.temps[value] for value in sources)
         return self.elementwise(attrs["op"], lhs, rhs)
 
+    @computes("channel")
     def _channel(self, sources, attrs, shape):
         data = self.temps[sources[0]]
         channels = data.shape[1]
@@ -175,20 +203,25 @@ class _Machine:
             return getattr(self.data_type, op)(lhs, rhs)
         return (np.maximum if op == "max" else np.minimum)(lhs, rhs)
 
+    @computes("relu")
     def _relu(self, sources, attrs, shape):
         return np.maximum(self.temps[sources[0]], 0)
 
+    @computes("clip")
     def _clip(self, sources, attrs, shape):
         low, high = (int(self.data_type.from_float(attrs[bound])) for bound in ("min", "max"))
         return np.minimum(np.maximum(self.temps[sources[0]], low), high)
 
+    @computes("leaky_relu")
     def _leaky_relu(self, sources, attrs, shape):
         data = self.temps[sources[0]]
         return np.maximum(data, self.data_type.mul(data, int(self.data_type.from_float(attrs["alpha"]))))
 
+    @computes("matmul")
     def _matmul(self, sources, attrs, shape):
         return matmul(self.read(sources[0]), self.consts[sources[1]], attrs, shape, self.data_type, self.lanes)
 
+    @computes("pool")
     def _pool(self, sources, attrs, shape):
         return pool(self.temps[sources[0]], attrs, self.data_type)
 

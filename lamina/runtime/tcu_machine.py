@@ -28,9 +28,9 @@ from typing import Callable
 
 import numpy as np
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.fixed_point import DataType
-from lamina.backends.tcu.program import (DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag, SimdOp,
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.fixed_point import DataType
+from lamina.target.tcu.program import (DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode, SimdFlag, SimdOp,
                                          unpack_simd)
 from lamina.dialects.diagnostics import LaminaError
 

@@ -20,10 +20,10 @@ from typing import Mapping
 
 import numpy as np
 
-from lamina.backends.tcu.data_layout import from_vectors, to_vectors
-from lamina.backends.tcu.encoding import decode
-from lamina.backends.tcu.latency import OpcodeSummary, instruction_cycles, summarize_by_opcode
-from lamina.backends.tcu.model_files import AcceleratorStep, ConstsStep, LoadedModel, TensorEntry, read_model
+from lamina.target.tcu.data_layout import from_vectors, to_vectors
+from lamina.target.tcu.encoding import decode
+from lamina.target.tcu.latency import OpcodeSummary, instruction_cycles, summarize_by_opcode
+from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, LoadedModel, TensorEntry, read_model
 from lamina.dialects import model as model_module
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError

@@ -1,6 +1,7 @@
 """`lamina-compile`: a model to accelerator files (`model.tprog`, `.tdata`, `.tmodel`) and every level's IR.
 
     lamina-compile MODEL --arch NAME|FILE.tarch -o OUTDIR [--input-shape NAME=DIMxDIM...] [--random-weights SEED]
+                   [--emit LEVEL,...]
 
 Prints the compile summary (also written to OUTDIR/summary.txt and
 summary.json). While compiling, stderr shows each stage with the elapsed
@@ -14,9 +15,9 @@ import sys
 import time
 from typing import TextIO
 
-from lamina.backends.tcu.architecture import architecture_names
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.summary import summary_text
+from lamina.target.tcu.architecture import architecture_names
+from lamina.driver.compiler import DEFAULT_EMIT, LEVELS, compile_model
+from lamina.driver.summary import summary_text
 from lamina.frontend.onnx_importer import LIGHT_MODELS
 
 from .cli import run_tool
@@ -36,7 +37,18 @@ def _parser() -> argparse.ArgumentParser:
     parser.add_argument("--random-weights", type=int, metavar="SEED",
                         help="replace ConstantOfShape weights by seeded random ones (He-normal, calibrated "
                              "batch norms; see lamina/frontend/random_weights.py)")
+    parser.add_argument("--emit", type=_levels, default=DEFAULT_EMIT, metavar="LEVEL,...",
+                        help=f"the levels written as LEVEL.mlir, from {', '.join(LEVELS)} (default "
+                             f"{','.join(DEFAULT_EMIT)}; the buffer level is built only when named)")
     return parser
+
+
+def _levels(text: str) -> tuple[str, ...]:
+    levels = tuple(level.strip() for level in text.split(",") if level.strip())
+    unknown = [level for level in levels if level not in LEVELS]
+    if unknown:
+        raise argparse.ArgumentTypeError(f"unknown level {', '.join(unknown)} (levels: {', '.join(LEVELS)})")
+    return levels
 
 
 class ProgressDisplay:
@@ -68,7 +80,7 @@ def main(argv: list[str] | None = None) -> int:
         display = ProgressDisplay(sys.stderr)
         try:
             result = compile_model(args.model, args.arch, args.outdir, input_shapes=_input_shapes(args.input_shape),
-                                   random_weights=args.random_weights, progress=display)
+                                   random_weights=args.random_weights, progress=display, emit=args.emit)
         finally:
             display.finish()
         if result.activation_peak is not None:

@@ -15,9 +15,9 @@ import argparse
 import sys
 from pathlib import Path
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
-from lamina.backends.tcu.encoding import decode
-from lamina.backends.tcu.model_files import read_model
+from lamina.target.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.encoding import decode
+from lamina.target.tcu.model_files import read_model
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.lir import program_to_lir_text, verify_program
 from lamina.tools.cli import run_tool, write_text

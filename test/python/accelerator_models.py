@@ -31,7 +31,7 @@ import onnx
 from mlir import ir
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.fixed_point import DataType
+from lamina.target.tcu.fixed_point import DataType
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.model import body_ops
 from lamina.runtime import graph_interpreter

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import numpy as np
 
-from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.data_layout import vector_count
-from lamina.backends.tcu.encoding import encode
-from lamina.backends.tcu.model_files import AcceleratorStep, HostStep, TensorEntry, write_model_files
-from lamina.backends.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
+from lamina.target.tcu.architecture import load_architecture
+from lamina.target.tcu.data_layout import vector_count
+from lamina.target.tcu.encoding import encode
+from lamina.target.tcu.model_files import AcceleratorStep, HostStep, TensorEntry, write_model_files
+from lamina.target.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
 
 ARCH = load_architecture("ultra96v2")
 N = ARCH.array_size

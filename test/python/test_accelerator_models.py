@@ -14,8 +14,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lamina.backends.tcu.architecture import architecture_names
-from lamina.backends.tcu.compiler import compile_model
+from lamina.target.tcu.architecture import architecture_names
+from lamina.driver.compiler import compile_model
 from lamina.frontend.random_weights import random_inputs, randomize_weights
 from lamina.runtime.tcu_simulator import simulate
 

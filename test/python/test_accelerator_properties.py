@@ -21,8 +21,8 @@ from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.compiler import compile_model
+from lamina.target.tcu.architecture import load_architecture
+from lamina.driver.compiler import compile_model
 from lamina.runtime.tcu_simulator import simulate
 
 from test_scheduler import numpy_conv

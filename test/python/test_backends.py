@@ -32,7 +32,7 @@ from lamina.passes.graph.lowerings import LOWERINGS
 from lamina.passes.pass_manager import PipelineFailed, run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.runtime.graph_interpreter import run
-from lamina.runtime.graph_kernels import KERNELS
+from lamina.kernels.graph_kernels import KERNELS
 
 # ---------------------------------------------------------------------------
 # The registry and the tables.

@@ -26,7 +26,7 @@ from test_onnx_node_suite import NodeSuiteBackend
 # Test-name patterns of the default sample (one or a few tests per op family).
 SAMPLE = [
     r"test_(add|sub|mul|div|pow|max|min|sum|equal|less|greater|where)(_example)?_cpu$",
-    r"test_(relu|sigmoid|tanh|erf|exp|log|sqrt|reciprocal|neg|abs|leakyrelu|clip|gelu|softplus|identity)_cpu$",
+    r"test_(relu|sigmoid|tanh|erf|exp|log|sqrt|reciprocal|neg|abs|leakyrelu|hardsigmoid|clip|gelu|softplus|identity)_cpu$",
     r"test_cast_FLOAT_to_(INT32|DOUBLE|FLOAT16)_cpu$",
     r"test_reduce_(sum|mean|max|min|prod)_default_axes_keepdims_random_cpu$",
     r"test_(softmax|layer_normalization|batchnorm)_(example|default_axis|epsilon|2d_axis0)_cpu$",

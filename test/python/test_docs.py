@@ -26,3 +26,10 @@ def test_ci_runs_exactly_the_readme_commands():
     assert len(commands) == 2, commands
     for command in commands:
         assert f"\n{command}\n" in readme, f"README does not show the CI command: {command}"
+
+
+def test_op_coverage_page_is_current():
+    from lamina.tools.op_coverage import COMMAND, markdown as coverage
+
+    page = ROOT / "docs" / "op-coverage.md"
+    assert page.read_text() == coverage(), f"{page} is stale: run {COMMAND}"

@@ -24,9 +24,9 @@ from light_models import load_light_model, random_inputs, randomize_weights, wit
 from mlir.ir import F32Type
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.data_layout import vector_count
-from lamina.backends.tcu.fixed_point import FP16BP8
+from lamina.target.tcu.architecture import load_architecture
+from lamina.target.tcu.data_layout import vector_count
+from lamina.target.tcu.fixed_point import FP16BP8
 from lamina.dialects.context import check_module, make_context, parse_module, print_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.graph import GRAPH

@@ -24,8 +24,8 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.model import create_model
 from lamina.dialects.types import TensorSpec
 from lamina.runtime.graph_interpreter import run
-from lamina.runtime.graph_kernels import KERNELS
-from lamina.runtime.special_functions import erf
+from lamina.kernels.graph_kernels import KERNELS
+from lamina.kernels.special_functions import erf
 
 OPSET = 21
 F32 = np.float32

@@ -11,18 +11,19 @@ import numpy as np
 import onnx
 import pytest
 
-from lamina.backends.tcu.architecture import ARCHITECTURES_DIR, architecture_names, load_architecture
-from lamina.backends.tcu.compiler import compile_model
-from lamina.backends.tcu.instruction_layout import InstructionLayout
-from lamina.backends.tcu.latency import instruction_cycles
-from lamina.backends.tcu.encoding import decode
+from lamina.target.tcu.architecture import ARCHITECTURES_DIR, architecture_names, load_architecture
+from lamina.driver.compiler import LEVELS, compile_model
+from lamina.target.tcu.instruction_layout import InstructionLayout
+from lamina.target.tcu.latency import instruction_cycles
+from lamina.target.tcu.encoding import decode
 from lamina.dialects.context import make_context, parse_module
+from lamina.dialects.diagnostics import LaminaError
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 from lamina.runtime.tcu_simulator import simulate
 
 from accelerator_models import assert_matches_reference, quantized_reference, small_cnn
 
-MODEL_FILES = ("graph.mlir", "graph-optimized.mlir", "buffers.mlir", "hir.mlir", "lir.mlir",
+MODEL_FILES = ("graph.mlir", "graph-optimized.mlir", "hir.mlir", "lir.mlir",
                "model.tprog", "model.tdata", "model.tmodel", "host-0.mlir", "summary.txt", "summary.json")
 
 
@@ -150,6 +151,27 @@ def test_user_errors_are_one_clear_line(small_cnn_file, tmp_path, args, message)
     assert done.returncode == 1
     assert message in error_line(done.stderr)
     assert "Traceback" not in done.stderr
+
+
+def test_the_buffer_level_is_built_only_when_asked(compiled, small_cnn_file, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    assert "graph-to-buffers" not in compiled.summary.stage_seconds
+    every = compile_model(small_cnn_file, "arty-a7", tmp_path / "every", emit=LEVELS)
+    assert sorted(every.files) == sorted([*MODEL_FILES, "buffers.mlir"])
+    assert "buffer.alloc" in (tmp_path / "every" / "buffers.mlir").read_text()
+    assert (tmp_path / "every" / "model.tprog").read_bytes() == (compiled.outdir / "model.tprog").read_bytes()
+    done = lamina_compile(str(small_cnn_file), "--arch", "arty-a7", "--emit", "hir", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert sorted(path.name for path in (tmp_path / "out").glob("*.mlir")) == ["hir.mlir", "host-0.mlir"]
+
+
+def test_an_unknown_level_to_emit_is_a_clear_error(small_cnn_file, tmp_path):
+    done = lamina_compile(str(small_cnn_file), "--arch", "arty-a7", "--emit", "hir,bufers", "-o", "out", cwd=tmp_path)
+    assert done.returncode == 2 and "Traceback" not in done.stderr
+    assert "argument --emit: unknown level bufers (levels: graph, graph-optimized, buffers, hir, lir)" in done.stderr
+    with pytest.raises(LaminaError, match="unknown level"):
+        compile_model(small_cnn_file, "arty-a7", tmp_path / "x", emit=("asm",))
 
 
 def test_a_missing_model_file_is_a_clear_error(tmp_path):

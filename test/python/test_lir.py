@@ -14,8 +14,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina.backends.tcu.architecture import load_architecture, parse_architecture
-from lamina.backends.tcu.program import (INSTRUCTION, DataMoveKind, Opcode, ProgramBuilder, SimdOp)
+from lamina.target.tcu.architecture import load_architecture, parse_architecture
+from lamina.target.tcu.program import (INSTRUCTION, DataMoveKind, Opcode, ProgramBuilder, SimdOp)
 from lamina.dialects.context import make_context, parse_module, print_module, verify_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.lir import (DATA_MOVES, lir_to_program, memory_depths, other_memory, program_to_lir,

@@ -8,6 +8,7 @@ from mlir import ir
 
 from lamina.dialects.context import make_context, parse_module, print_module
 from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.op_registry import RegistryError
 from lamina.passes.options import OptionError, instantiate, option
 from lamina.passes.pass_manager import PipelineFailed, build_pass_manager, run_pipeline
 from lamina.passes.pipeline_syntax import (NestedPipeline, PassElement, PipelineError, parse_elements, parse_pipeline,
@@ -222,7 +223,7 @@ def test_a_name_is_registered_once(registry):
         name = "test-record"
         summary = "x"
 
-    with pytest.raises(TypeError, match="registered twice"):
+    with pytest.raises(RegistryError, match="two registrations for 'test-record'"):
         registry.register_pass(Again)
 
 

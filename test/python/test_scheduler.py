@@ -12,10 +12,10 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
-from lamina.backends.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
-from lamina.backends.tcu.fixed_point import FP16BP8, FP32BP16
-from lamina.backends.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
+from lamina.target.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
+from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
+from lamina.target.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import window_output_shape
@@ -404,7 +404,7 @@ def pool_cases(draw):
 
 def numpy_pool(x, case, data_type=FP16BP8):
     """Plain NumPy: each output's in-bounds window pixels in (kh, kw) order, then scale factors."""
-    from lamina.backends.tcu.fixed_point import scale_factors
+    from lamina.target.tcu.fixed_point import scale_factors
 
     attrs = {k: case[k] for k in ("kernel", "strides", "pads")}
     ho, wo = window_output_shape(x.shape, attrs)

@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lamina.backends.tcu.architecture import architecture_names, load_architecture
+from lamina.target.tcu.architecture import architecture_names, load_architecture
 from lamina.dialects.diagnostics import LaminaError
 
 TENSIL_SHIPPED = {  # tensil-facts §1.2 (array, local depth, accumulator depth)

@@ -12,10 +12,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina.backends.tcu.architecture import load_architecture, parse_architecture
-from lamina.backends.tcu.encoding import VALID_FLAGS, decode, encode
-from lamina.backends.tcu.instruction_layout import InstructionLayout
-from lamina.backends.tcu.program import INSTRUCTION, DataMoveKind, Opcode, ProgramBuilder, SimdOp
+from lamina.target.tcu.architecture import load_architecture, parse_architecture
+from lamina.target.tcu.encoding import VALID_FLAGS, decode, encode
+from lamina.target.tcu.instruction_layout import InstructionLayout
+from lamina.target.tcu.program import INSTRUCTION, DataMoveKind, Opcode, ProgramBuilder, SimdOp
 from lamina.dialects.diagnostics import LaminaError
 
 

@@ -2,9 +2,9 @@
 
 import numpy as np
 
-from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.latency import instruction_cycles, mac_efficiency, summarize_by_opcode
-from lamina.backends.tcu.program import DataMoveKind, Opcode, ProgramBuilder, SimdOp
+from lamina.target.tcu.architecture import load_architecture
+from lamina.target.tcu.latency import instruction_cycles, mac_efficiency, summarize_by_opcode
+from lamina.target.tcu.program import DataMoveKind, Opcode, ProgramBuilder, SimdOp
 
 ARCH = load_architecture("ultra96v2")  # N = 16
 

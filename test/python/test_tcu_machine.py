@@ -5,9 +5,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.fixed_point import FP16BP8, FP32BP16
-from lamina.backends.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
+from lamina.target.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
 from lamina.dialects.diagnostics import LaminaError
 from lamina.runtime.tcu_machine import (ACCUMULATORS, DRAM0, DRAM1, LOCAL, Machine, SimdFields,
                                         memory_extents, simd_run_lengths)

@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
-from lamina.backends.tcu.architecture import load_architecture
-from lamina.backends.tcu.model_files import (AcceleratorStep, ConstsStep, HostStep, TensorEntry, read_model,
+from lamina.target.tcu.architecture import load_architecture
+from lamina.target.tcu.model_files import (AcceleratorStep, ConstsStep, HostStep, TensorEntry, read_model,
                                              write_model_files)
 from lamina.dialects.diagnostics import LaminaError
 

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lamina.backends.tcu.compiler import compile_model
+from lamina.driver.compiler import compile_model
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.random_weights import randomize_weights

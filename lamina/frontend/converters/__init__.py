@@ -1,7 +1,7 @@
 """Converters, one module per family of ONNX operators; importing registers them."""
 
-from . import (activations, constants, convolution, elementwise, linear, logical, normalization, reductions, resize,
-               shape_ops)
+from . import (activations, constants, convolution, elementwise, linear, logical, normalization, pooling, reductions,
+               resize, shape_ops)
 
-__all__ = ["activations", "constants", "convolution", "elementwise", "linear", "logical", "normalization",
+__all__ = ["activations", "constants", "convolution", "elementwise", "linear", "logical", "normalization", "pooling",
            "reductions", "resize", "shape_ops"]

@@ -26,6 +26,11 @@ def convert_leaky_relu(n: NodeEmitter):
     return n.emit("leaky_relu", n.input(0), alpha=n.attr("alpha", 0.01))
 
 
+@converter("HardSigmoid", graph_ops=("hard_sigmoid",), notes="`alpha`, `beta`.")
+def convert_hard_sigmoid(n: NodeEmitter):
+    return n.emit("hard_sigmoid", n.input(0), alpha=n.attr("alpha", 0.2), beta=n.attr("beta", 0.5))
+
+
 @converter("Gelu", graph_ops=("gelu",), notes="`approximate` 'none' (erf) or 'tanh'.")
 def convert_gelu(n: NodeEmitter):
     return n.emit("gelu", n.input(0), approximate=n.attr("approximate", "none"))

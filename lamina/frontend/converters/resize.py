@@ -8,6 +8,8 @@ from typing import Iterable
 
 import numpy as np
 
+from lamina.dialects.graph import GRAPH
+
 from ..emitter import NodeEmitter
 from ..node_view import NodeView
 from ..registry import converter
@@ -15,8 +17,8 @@ from .axes import normalized_axis
 from .resize_interpolation import interpolation_matrix, resize_by_matmuls
 
 # What `graph.resize_nearest` implements.
-COORDINATE_MODES = ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel")
-NEAREST_MODES = ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")
+COORDINATE_MODES = GRAPH.ops["resize_nearest"].enums["coordinate_transformation_mode"]
+NEAREST_MODES = GRAPH.ops["resize_nearest"].enums["nearest_mode"]
 INTERPOLATING_MODES = ("linear", "cubic")
 
 

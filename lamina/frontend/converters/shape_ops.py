@@ -11,6 +11,7 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import ShapeError
 
 from ..emitter import NodeEmitter
@@ -134,7 +135,7 @@ def convert_slice(n: NodeEmitter):
     return n.emit("slice", data, starts=starts, ends=ends, steps=steps)
 
 
-PAD_MODES = ("constant", "reflect", "edge")
+PAD_MODES = GRAPH.ops["pad"].enums["mode"]
 
 
 def _full_pads(view: NodeView) -> list[int]:

@@ -7,9 +7,9 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import (BufferInfo, analyze, byte_range, covers_root, defining_op, overlap,
-                                             root_buffer, users)
+from lamina.dialects.buffer_analysis import BufferInfo, analyze, byte_range, covers_root, overlap, root_buffer, users
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import dealloc_of, definition_positions, erase_unused_views, positions

@@ -6,8 +6,9 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.buffer_analysis import defining_op, users
+from lamina.dialects.buffer_analysis import users
 from lamina.dialects.model import body_ops
+from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import positions

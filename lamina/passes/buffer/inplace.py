@@ -7,8 +7,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import (IN_PLACE_INSTRUCTIONS, BufferInfo, analyze, defining_op, operand_roles,
-                                             root_buffer)
+from lamina.dialects.buffer_analysis import IN_PLACE_INSTRUCTIONS, BufferInfo, analyze, operand_roles, root_buffer
+from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import dealloc_of, definition_positions

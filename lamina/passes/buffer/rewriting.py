@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from mlir import ir
 
-from lamina.dialects.buffer_analysis import defining_op, users
+from lamina.dialects.buffer_analysis import users
+from lamina.dialects.values import defining_op
 
 
 def positions(program: list[ir.Operation]) -> dict[ir.Operation, int]:

@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.graph import MODEL_INTERFACE
+from lamina.dialects.values import op_name
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import fused_location, graph_ops, op_name, replace_op
+from .rewriting import fused_location, graph_ops, replace_op
 
 
 @register_pass

@@ -8,10 +8,11 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import constant_view, defining_op, has_one_use, op_name
 from lamina.passes.registry import Pass, register_pass
 
 from .fold_batch_norm import SCALED_OPERAND, fold_channel_affine
-from .rewriting import constant_view, defining_op, fused_location, has_one_use, invariant_part, op_name, replace_each
+from .rewriting import fused_location, invariant_part, replace_each
 
 ARITHMETIC_OPS = frozenset({"mul", "add", "sub", "div"})
 

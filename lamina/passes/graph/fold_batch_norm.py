@@ -8,10 +8,10 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.values import constant_value, defining_op, has_one_use, op_name
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import (constant_value, create_before, create_folded, defining_op, fused_location, has_one_use, op_name,
-                        replace_each)
+from .rewriting import create_before, create_folded, fused_location, replace_each
 
 # The layers a per-output-channel affine y * m + a folds into: the operand that
 # m scales, with the axis of its output channels, and `bias`, which becomes

@@ -8,11 +8,12 @@ from mlir import ir
 
 from lamina.backends import BackendName, backend_named
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.values import defining_op, op_name
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
 from .lowerings import LOWERINGS, Emitter
-from .rewriting import defining_op, erase_if_unused, graph_ops, op_name, replace_op
+from .rewriting import erase_if_unused, graph_ops, replace_op
 
 
 @register_pass

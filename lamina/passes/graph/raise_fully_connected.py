@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import has_one_use, is_constant, producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import create_before, fused_location, has_one_use, is_constant, producer, replace_each
+from .rewriting import create_before, fused_location, replace_each
 
 
 @register_pass

@@ -9,10 +9,10 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import defining_op, has_one_use, op_name, producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import (create_before, defining_op, fused_location, has_one_use, op_name, producer, replace_each,
-                        scalar_operand)
+from .rewriting import create_before, fused_location, replace_each, scalar_operand
 
 # Exporters write the constants in float32: compare them with this relative tolerance.
 CONSTANT_TOLERANCE = 1e-6

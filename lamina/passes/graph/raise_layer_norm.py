@@ -9,10 +9,11 @@ from mlir import ir
 
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import TensorSpec, spec_of
+from lamina.dialects.values import constant_view, defining_op, has_one_use, op_name, producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import (constant_view, create_before, create_folded, create_splat, defining_op, fused_location,
-                        has_one_use, invariant_part, op_name, producer, replace_each, scalar_operand)
+from .rewriting import (create_before, create_folded, create_splat, fused_location, invariant_part, replace_each,
+                        scalar_operand)
 
 
 @register_pass

@@ -6,9 +6,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from lamina.dialects.values import has_one_use, producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import create_before, fused_location, has_one_use, producer, replace_each
+from .rewriting import create_before, fused_location, replace_each
 
 
 @register_pass

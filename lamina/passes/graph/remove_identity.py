@@ -6,12 +6,14 @@ from dataclasses import dataclass
 
 from mlir import ir
 
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import FORWARDING
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import replace_each
 
 # Graph ops whose result is their operand: `graph.dropout` is inference-mode dropout.
-IDENTITY_OPS = frozenset({"identity", "dropout"})
+IDENTITY_OPS = GRAPH.with_trait(FORWARDING)
 
 
 @register_pass

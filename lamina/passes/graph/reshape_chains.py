@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import create_before, fused_location, producer, replace_each
+from .rewriting import create_before, fused_location, replace_each
 
 
 @register_pass

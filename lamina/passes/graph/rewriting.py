@@ -15,22 +15,13 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
-from lamina.dialects.irdl import SCALAR
+from lamina.dialects.irdl import CONSTANT, ELEMENTWISE, REARRANGING
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.runtime.graph_kernels import KERNELS, KernelError, Node
+from lamina.dialects.values import (constant_value, constant_view, defining_op, has_uses, is_constant, op_name,
+                                    uniform_scalar)
+from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
 
-CONSTANT_OPS = frozenset({"constant", "splat"})
-
-# Graph ops whose every result element depends only on the operands' elements
-# at the same index: on uniform operands, their result is uniform.
-ELEMENTWISE_OPS = frozenset({
-    "add", "sub", "mul", "div", "max", "min", "pow", "equal", "less", "greater", "where", "sum",
-    "relu", "sigmoid", "tanh", "erf", "exp", "log", "sqrt", "reciprocal", "neg", "abs",
-    "leaky_relu", "clip", "gelu", "swish", "identity", "dropout", "convert",
-})
-
-# Graph ops whose result elements are copies of elements of their one operand.
-REARRANGING_OPS = frozenset({"reshape", "broadcast", "transpose", "tile", "slice"})
+CONSTANT_OPS = GRAPH.with_trait(CONSTANT)
 
 
 # ---------------------------------------------------------------------------
@@ -55,96 +46,9 @@ def graph_ops(root: ir.Operation) -> list[ir.Operation]:
     return found
 
 
-def op_name(op: ir.Operation) -> str | None:
-    """The graph op name of `op` (`"relu"` for `graph.relu`), None for other dialects."""
-    definition = GRAPH.lookup(op)
-    return definition.name if definition is not None else None
-
-
-def defining_op(value: ir.Value) -> ir.Operation | None:
-    """The op whose result `value` is; None for a block argument."""
-    owner = value.owner
-    return owner.operation if isinstance(owner, ir.OpView) else None
-
-
-def producer(value: ir.Value, name: str) -> ir.Operation | None:
-    """The op defining `value` if it is `graph.<name>`, else None."""
-    op = defining_op(value)
-    return op if op is not None and op_name(op) == name else None
-
-
-def has_uses(value: ir.Value) -> bool:
-    return next(iter(value.uses), None) is not None
-
-
-def has_one_use(value: ir.Value) -> bool:
-    uses = iter(value.uses)
-    return next(uses, None) is not None and next(uses, None) is None
-
-
 # ---------------------------------------------------------------------------
 # Constants.
 # ---------------------------------------------------------------------------
-
-
-def is_constant(value: ir.Value) -> bool:
-    """Whether `value` is a `graph.constant` or `graph.splat` (without reading its data)."""
-    op = defining_op(value)
-    return op is not None and op_name(op) in CONSTANT_OPS
-
-
-def constant_value(value: ir.Value) -> np.ndarray | None:
-    """The data of a `graph.constant` or `graph.splat` result (a splat in full); None otherwise."""
-    op = defining_op(value)
-    name = op_name(op) if op is not None else None
-    if name == "constant":
-        return GRAPH.view(op).attr("value")
-    if name == "splat":
-        spec = spec_of(value.type)
-        return np.full(spec.shape, GRAPH.view(op).attr("value"), dtype=spec.dtype)
-    return None
-
-
-def uniform_scalar(value: ir.Value) -> np.generic | None:
-    """The one element value of a constant whose elements are all equal, else None.
-
-    A `graph.splat`, or a `graph.constant` MLIR stores as a splat (it does so
-    for every uniform dense attribute); read without materializing the tensor.
-    """
-    op = defining_op(value)
-    name = op_name(op) if op is not None else None
-    if name == "splat":
-        scalar = GRAPH.view(op).attr("value")
-    elif name == "constant" and ir.DenseElementsAttr(op.attributes["value"]).is_splat:
-        scalar = SCALAR.decode(ir.DenseElementsAttr(op.attributes["value"]).get_splat_value())
-    else:
-        return None
-    return np.asarray(scalar).astype(spec_of(value.type).dtype)[()]
-
-
-def constant_view(value: ir.Value) -> np.ndarray | None:
-    """The data of a constant seen through `graph.broadcast`, `graph.reshape` and
-    `graph.convert`; None otherwise.
-
-    Importers give element-wise ops their per-channel and scalar constants as
-    broadcasts of small constants (converted to the other operand's type),
-    which constant folding keeps unexpanded. The array is a read-only view
-    that repeats data with zero strides rather than copying it, so a
-    broadcast to a large activation shape costs nothing.
-    """
-    op = defining_op(value)
-    name = op_name(op) if op is not None else None
-    spec = spec_of(value.type)
-    if name in ("broadcast", "reshape", "convert"):
-        source = constant_view(op.operands[0])
-        if source is None:
-            return None
-        if name == "broadcast":
-            return np.broadcast_to(source, spec.shape)
-        return source.reshape(spec.shape) if name == "reshape" else source.astype(spec.dtype)
-    if name == "splat":
-        return np.broadcast_to(np.asarray(GRAPH.view(op).attr("value"), dtype=spec.dtype), spec.shape)
-    return constant_value(value)
 
 
 def invariant_part(array: np.ndarray, axes: Iterable[int]) -> np.ndarray | None:
@@ -238,8 +142,10 @@ def fold_to_constant(op: ir.Operation, max_elements: int | None = None) -> ir.Va
     spec = spec_of(op.results[0].type)
     scalars = [uniform_scalar(v) for v in operands]
     with ir.InsertionPoint(op):
-        if all(s is not None for s in scalars) and name in ELEMENTWISE_OPS | REARRANGING_OPS:
-            if name in REARRANGING_OPS:
+        # On uniform operands an element-wise or rearranging op's result is uniform.
+        definition = GRAPH.ops[name]
+        if all(s is not None for s in scalars) and (definition.has(ELEMENTWISE) or definition.has(REARRANGING)):
+            if definition.has(REARRANGING):
                 return create_splat(scalars[0], spec, op.location)
             scalar = evaluate(op, [np.asarray(s) for s in scalars], spec.with_shape(()))
             return create_splat(scalar[()], spec, op.location)

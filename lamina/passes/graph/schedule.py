@@ -8,6 +8,7 @@ from typing import Iterator, Literal
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import STORAGE
 from lamina.dialects.types import spec_of
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -15,7 +16,7 @@ from lamina.passes.registry import Pass, PassError, register_pass
 # Graph ops that hold data rather than compute it: they become weights at the
 # buffer level, so they take no activation memory and are not scheduled
 # (Glow's `Storage` nodes).
-STORAGE_OPS = frozenset({"placeholder", "constant"})
+STORAGE_OPS = GRAPH.with_trait(STORAGE)
 
 
 @register_pass

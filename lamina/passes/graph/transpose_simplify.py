@@ -7,9 +7,10 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.values import is_constant, producer
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import create_before, fold_to_constant, fused_location, is_constant, producer, replace_each
+from .rewriting import create_before, fold_to_constant, fused_location, replace_each
 
 
 @register_pass

@@ -23,7 +23,7 @@ from mlir.dialects import arith, linalg, math, tensor
 
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, pad,
                                                                tensor_type)
-from lamina.passes.conversion.graph_to_linalg.shape import collapse, expand, extract, insert
+from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
 from lamina.passes.registry import Pass, register_pass
 
 # A 2-D convolution (batch 1, no dilation) becomes matmuls on flattened

@@ -263,7 +263,7 @@ func.func @clip_min_above_max() {
 
 func.func @gelu_unknown_approximation() {
   %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
-  // expected-error @+1 {{approximate must be 'none' or 'tanh', got 'fast'}}
+  // expected-error @+1 {{approximate must be one of 'none', 'tanh', got 'fast'}}
   %1 = "graph.gelu"(%0) {approximate = "fast"} : (tensor<2x3xf32>) -> tensor<2x3xf32>
   return
 }
@@ -320,7 +320,7 @@ func.func @slice_start_out_of_range() {
 
 func.func @pad_unknown_mode() {
   %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
-  // expected-error @+1 {{unknown pad mode 'wrap'}}
+  // expected-error @+1 {{mode must be one of 'constant', 'reflect', 'edge', got 'wrap'}}
   %1 = "graph.pad"(%0) {mode = "wrap", pads = array<i64: 0, 1, 0, 1>, value = 0.0 : f32} : (tensor<2x3xf32>) -> tensor<2x5xf32>
   return
 }

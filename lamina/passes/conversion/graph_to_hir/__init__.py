@@ -15,16 +15,16 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import set_architecture, set_interface
 from lamina.dialects.model import body_ops, main_function
+from lamina.dialects.values import op_name
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .average_pools import rewrite_average_pools
 from .emit import HirEmitter
-from .graph_values import graph_name
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
 from .partition import classify, partition_report
@@ -60,12 +60,12 @@ def _convert(module: ir.Operation, architecture: Architecture) -> None:
     steps = plan_steps(ops, verdicts, concats)
     terminator = block.operations[len(block.operations) - 1]
     emitter = HirEmitter(ops, terminator.operation, architecture, verdicts, concats)
-    placeholders = [op for op in ops if graph_name(op) == "placeholder"]
+    placeholders = [op for op in ops if op_name(op) == "placeholder"]
     emitter.declare_inputs(placeholders)
     emitter.emit(steps)
     emitter.emit_output_copies(module.context)
     inputs = [emitter.names.of(op.result) for op in placeholders]
-    outputs = [GRAPH.view(op).attr("name") for op in ops if graph_name(op) == "save"]
+    outputs = [GRAPH.view(op).attr("name") for op in ops if op_name(op) == "save"]
     for op in reversed(ops):
         op.erase()
     set_architecture(module, architecture)
@@ -92,7 +92,7 @@ class ConvertGraphToHir(Pass):
     summary = "Graph model to the accelerator's HIR: partition, layers, memory objects, weights"
     op_name = "builtin.module"
 
-    arch: str = option("ultra96v2", "the architecture: a name under lamina/backends/tcu/architectures or a .tarch file")
+    arch: str = option("ultra96v2", "the architecture: a name under lamina/target/tcu/architectures or a .tarch file")
 
     def run(self, op: ir.Operation) -> None:
         convert_graph_to_hir(op, self.arch)

@@ -20,7 +20,7 @@ import math
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.fixed_point import DataType
+from lamina.target.tcu.fixed_point import DataType
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
 

@@ -13,17 +13,19 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
+from lamina.dialects.values import constant_view, defining_op, is_constant_view, op_name, users
 
 from ..naming import UniqueNames, location_name
-from .graph_values import constant_value, flattened_image, graph_name, is_data, per_channel, producer, users
+from .graph_values import flattened_image, per_channel
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
-from .partition import ACTIVATIONS, POOLS, host_module
+from .partition import host_module
+from .rules import ACTIVATION, ELEMENTWISE, MATMUL, POOL, RULES, rule
 from .weights import dense_filter, fully_connected_filter, selection_filter, tile_weights
 
 UNPLACED = -1
@@ -36,7 +38,7 @@ class Names:
         self.fixed: dict[ir.Value, str] = {}
         self.outputs: dict[ir.Value, list[str]] = {}
         for op in ops:
-            kind = graph_name(op)
+            kind = op_name(op)
             if kind == "placeholder":
                 self.fixed[op.result] = GRAPH.view(op).attr("name")
             elif kind == "save":
@@ -50,8 +52,8 @@ class Names:
         if value in self.fixed:
             return self.fixed[value]
         if value not in self.given:
-            op = producer(value)
-            self.given[value] = self.unique.fresh(location_name(op.location) or graph_name(op))
+            op = defining_op(value)
+            self.given[value] = self.unique.fresh(location_name(op.location) or op_name(op))
         return self.given[value]
 
 
@@ -87,7 +89,7 @@ class HirEmitter:
         """The Vars object (or view of one) holding a graph value."""
         if value in self.vars:
             return self.vars[value]
-        op = producer(value)
+        op = defining_op(value)
         with self.objects:
             if self.is_placement(op, "reshape"):  # a layout-keeping alias: one object, two shapes
                 source = self.vars_of(op.operands[0])
@@ -105,7 +107,7 @@ class HirEmitter:
 
     def is_placement(self, op: ir.Operation | None, kind: str) -> bool:
         """Whether `op` is a `kind` op the accelerator runs as a placement (no computation)."""
-        return op is not None and graph_name(op) == kind and self.verdicts.get(op, "") is None
+        return op is not None and op_name(op) == kind and self.verdicts.get(op, "") is None
 
     def view(self, root: ir.Value, offset: int, value: ir.Value) -> ir.Value:
         with self.objects:
@@ -155,7 +157,7 @@ class HirEmitter:
         for op in layer.ops:
             self.emit_op(op, temps, escaping_set)
         for value in escaping:
-            self.op("save", self.vars_of(value), temps[value], loc=producer(value).location)
+            self.op("save", self.vars_of(value), temps[value], loc=defining_op(value).location)
         self.layer_index += 1
 
     def loaded(self, value: ir.Value, temps: dict[ir.Value, ir.Value], loc: ir.Location) -> ir.Value:
@@ -177,29 +179,29 @@ class HirEmitter:
         return temps[op.result]
 
     def emit_op(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
-        if kind in ("convolution", "fully_connected", "matmul"):
-            self.emit_matmul(op, temps)
-        elif kind in POOLS:
-            source = self.loaded(op.operands[0], temps, loc)
-            temps[op.result] = self.temp(op.result, loc)
-            self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
-                    strides=attrs["strides"], pads=attrs["pads"],
-                    count_include_pad=attrs.get("count_include_pad", False))
-        elif kind in ACTIVATIONS:
-            source = self.loaded(op.operands[0], temps, loc)
-            output = self.result_temp(op, [op.operands[0]], temps, escaping)
-            extra = {"min": attrs["min"], "max": attrs["max"]} if kind == "clip" else \
-                {"alpha": attrs["alpha"]} if kind == "leaky_relu" else {}
-            self.op(kind, output, source, loc=loc, **extra)
-        else:
-            self.emit_elementwise(op, kind, temps, escaping)
+        RULES[op_name(op)].emit(self, op, temps, escaping)
 
-    def emit_elementwise(self, op: ir.Operation, kind: str, temps, escaping) -> None:
-        loc = op.location
+    @rule("max_pool", "avg_pool", form=POOL)
+    def emit_pool(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        temps[op.result] = self.temp(op.result, loc)
+        self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
+                strides=attrs["strides"], pads=attrs["pads"], count_include_pad=attrs.get("count_include_pad", False))
+
+    @rule("relu", "clip", "leaky_relu", form=ACTIVATION)
+    def emit_activation(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
+        source = self.loaded(op.operands[0], temps, loc)
+        output = self.result_temp(op, [op.operands[0]], temps, escaping)
+        self.op(kind, output, source, loc=loc, **attrs)
+
+    @rule("add", "sub", "mul", "max", "min", form=ELEMENTWISE)
+    def emit_elementwise(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc = op_name(op), op.location
         lhs, rhs = op.operands
-        if is_data(lhs) or is_data(rhs):
-            swap = is_data(lhs)
+        if is_constant_view(lhs) or is_constant_view(rhs):
+            swap = is_constant_view(lhs)
             data, value = (lhs, rhs) if swap else (rhs, lhs)
             source = self.loaded(value, temps, loc)
             constant = self.channel_consts(data, loc)
@@ -214,8 +216,9 @@ class HirEmitter:
             output = self.result_temp(op, [lhs, rhs], temps, escaping)
             self.op("binary", output, left, right, loc=loc, op=kind)
 
-    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value]) -> None:
-        kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
+    @rule("convolution", "fully_connected", "matmul", form=MATMUL)
+    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
         source = op.operands[0]
         window = {"kernel": (1, 1), "strides": (1, 1), "pads": (0, 0, 0, 0), "dilations": (1, 1)}
         image = None  # (c, h, w) of a rank-4 input flattened into a fully-connected layer
@@ -223,7 +226,7 @@ class HirEmitter:
             window = {"kernel": spec_of(op.operands[1].type).shape[2:], "strides": attrs["strides"],
                       "pads": attrs["pads"], "dilations": attrs["dilations"]}
         else:
-            flatten = producer(source)
+            flatten = defining_op(source)
             image = flattened_image(source) if self.is_placement(flatten, "reshape") else None
             if image:  # flatten -> fully-connected, fused
                 source = flatten.operands[0]
@@ -231,9 +234,9 @@ class HirEmitter:
 
         def filter_and_bias() -> tuple[np.ndarray, np.ndarray]:
             if kind == "convolution":
-                return dense_filter(constant_value(op.operands[1]), attrs["group"]), constant_value(op.operands[2])
-            weights = constant_value(op.operands[1])
-            bias = constant_value(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
+                return dense_filter(constant_view(op.operands[1]), attrs["group"]), constant_view(op.operands[2])
+            weights = constant_view(op.operands[1])
+            bias = constant_view(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
             return (fully_connected_filter(weights, image) if image else fully_connected_filter(weights)), bias
 
         key = (kind, *op.operands[1:], image)
@@ -269,13 +272,13 @@ class HirEmitter:
         inputs: dict[ir.Value, str] = {}
         for op in segment.ops:
             for value in op.operands:
-                if not is_data(value) and producer(value) not in members and value not in inputs:
+                if not is_constant_view(value) and defining_op(value) not in members and value not in inputs:
                     inputs[value] = self.names.of(value)
         outputs: dict[ir.Value, list[str]] = {}
         for op in segment.ops:
             for value in op.results:
                 outside = [user for user in users(value) if user not in members]
-                names = [self.names.of(value)] if any(graph_name(u) != "save" for u in outside) else []
+                names = [self.names.of(value)] if any(op_name(u) != "save" for u in outside) else []
                 names += [n for n in self.names.outputs.get(value, []) if n not in names]
                 if names:
                     outputs[value] = names
@@ -292,12 +295,12 @@ class HirEmitter:
         inputs: dict[ir.Value, str] = {}
         outputs: dict[ir.Value, list[str]] = {}
         for value, names in self.names.outputs.items():
-            op = producer(value)
+            op = defining_op(value)
             if self.verdicts.get(op) is not None:
                 continue  # computed on the host, which saves it under every name
-            if is_data(value):
+            if is_constant_view(value):
                 outputs[value] = names
-            elif graph_name(op) == "placeholder" or len(names) > 1:
+            elif op_name(op) == "placeholder" or len(names) > 1:
                 inputs[value] = self.names.of(value)
                 outputs[value] = [name for name in names if name != inputs[value]] or names
         if outputs:

@@ -18,9 +18,11 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from .graph_values import graph_name, is_data
+from lamina.dialects.values import is_constant_view, op_name
+
 from .memory_manager import ConcatCopy, ConcatPlan
-from .partition import ACTIVATIONS, ELEMENTWISE, POOLS, computes
+from .partition import computes
+from .rules import ACTIVATION, ELEMENTWISE, PLACEMENT, POOL, form_of
 
 
 @dataclass
@@ -35,12 +37,12 @@ class Layer:
         self.values.update(op.results)
 
     def absorbs(self, op: ir.Operation) -> bool:
-        kind = graph_name(op)
+        kind, form = op_name(op), form_of(op_name(op))
         inside = [value in self.values for value in op.operands]
-        if kind in ACTIVATIONS:
+        if form == ACTIVATION:
             return inside[0]
-        if kind in ELEMENTWISE:
-            if any(is_data(value) for value in op.operands) or kind == "add":
+        if form == ELEMENTWISE:
+            if any(is_constant_view(value) for value in op.operands) or kind == "add":
                 return any(inside)
             return all(inside)
         return False
@@ -60,13 +62,13 @@ def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None]
     for op in ops:
         if not computes(op):
             continue
-        kind = graph_name(op)
+        kind, form = op_name(op), form_of(op_name(op))
         if verdicts[op] is not None:
             current = None
             if not (steps and isinstance(steps[-1], HostSegment)):
                 steps.append(HostSegment())
             steps[-1].ops.append(op)
-        elif kind in ("reshape", "concat"):
+        elif form == PLACEMENT:
             if current is not None and any(value in current.values for value in op.operands):
                 current = None
             copies = concats.copies.get(op, []) if kind == "concat" else []
@@ -79,6 +81,6 @@ def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None]
             current = Layer()
             current.add(op)
             steps.append(current)
-            if kind in POOLS:
+            if form == POOL:
                 current = None
     return steps

@@ -31,17 +31,17 @@ from dataclasses import dataclass, field
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import vector_count
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import vector_count
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.hir import HIR, OBJECTS, object_kind
 from lamina.dialects.irdl import I64
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import defining_op, op_name, users
 
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE, weights_room
 
-from .graph_values import graph_name, producer, users
 from .partition import host_interface
 
 
@@ -93,14 +93,14 @@ def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | Non
     plan = ConcatPlan()
 
     def placeable(value: ir.Value) -> bool:
-        op = producer(value)
-        if op is None or verdicts.get(op, "not computed") is not None or graph_name(op) == "reshape":
+        op = defining_op(value)
+        if op is None or verdicts.get(op, "not computed") is not None or op_name(op) == "reshape":
             return False
         readers = users(value)
         return value not in plan.placements and all(
-            verdicts.get(user) is None and graph_name(user) not in ("save", "reshape") for user in readers)
+            verdicts.get(user) is None and op_name(user) not in ("save", "reshape") for user in readers)
 
-    concats = [op for op in ops if op in verdicts and verdicts[op] is None and graph_name(op) == "concat"]
+    concats = [op for op in ops if op in verdicts and verdicts[op] is None and op_name(op) == "concat"]
     for concat in reversed(concats):
         home = plan.home(concat.result)
         total = _channels(home.root)

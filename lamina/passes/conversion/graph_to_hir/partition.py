@@ -17,54 +17,50 @@ import numpy as np
 from mlir import ir
 
 from lamina.backends.registry import backend_named
-from lamina.backends.tcu.data_layout import as_nchw
+from lamina.target.tcu.data_layout import as_nchw
 from lamina.dialects.context import parse_module, print_module
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
 from lamina.dialects.hir import HIR
+from lamina.dialects.irdl import INTERFACE
 from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import is_constant_view, op_name, users
 
-from .graph_values import DATA_OPS, graph_name, is_data, per_channel, users
+from .graph_values import per_channel
+from .rules import ELEMENTWISE, POOL, form_of
 
-ELEMENTWISE = frozenset({"add", "sub", "mul", "max", "min"})
-ACTIVATIONS = frozenset({"relu", "clip", "leaky_relu"})
-MATMULS = frozenset({"convolution", "fully_connected", "matmul"})
-POOLS = frozenset({"max_pool", "avg_pool"})
-# Ops with an HIR form: layers (matmuls, pools, element-wise) and placements (concat, reshape).
-HIR_FORMS = MATMULS | POOLS | ELEMENTWISE | ACTIVATIONS | {"concat", "reshape"}
-# Ops that do not compute: the model's interface and its data.
-NOT_COMPUTING = frozenset({"placeholder", "save"}) | DATA_OPS
 
 
 def computes(op: ir.Operation) -> bool:
-    """Whether the op computes at run time (a broadcast of an activation does; of a constant, not)."""
-    name = graph_name(op)
-    return name not in NOT_COMPUTING or (name == "broadcast" and not is_data(op.result))
+    """Whether the op computes at run time: not the model's interface, nor compile-time data (a broadcast of an
+    activation computes; of a constant, not)."""
+    return not GRAPH.lookup(op).has(INTERFACE) and not any(is_constant_view(value) for value in op.results)
 
 
 def _tensors(op: ir.Operation) -> list:
-    values = [v for v in op.operands if not is_data(v)] + list(op.results)
+    values = [v for v in op.operands if not is_constant_view(v)] + list(op.results)
     return [spec_of(v.type) for v in values]
 
 
 def _why_no_hir_form(op: ir.Operation) -> str | None:
     view = GRAPH.view(op)
     name = view.name
-    if name not in HIR_FORMS:
+    form = form_of(name)
+    if form is None:
         return f"'{op.name}' has no HIR form"
     specs = _tensors(op)
     if any(spec.rank not in (2, 4) for spec in specs):
         return "the accelerator stores rank-2 and rank-4 tensors only"
     if any(spec.dtype not in FLOAT_DTYPES for spec in specs):
         return "the accelerator computes on real numbers only"
-    if name in POOLS and (view.attr("ceil_mode") or any(d != 1 for d in view.attrs().get("dilations", (1, 1)))):
+    if form == POOL and (view.attr("ceil_mode") or any(d != 1 for d in view.attrs().get("dilations", (1, 1)))):
         return "pooling with ceil_mode or dilations has no HIR form"
-    if name == "concat" and any(is_data(value) for value in op.operands):
+    if name == "concat" and any(is_constant_view(value) for value in op.operands):
         return "a concat places activations; a constant input has no Vars to copy from"
     if name == "leaky_relu" and view.attr("alpha") > 1:
         return "leaky_relu is max(x, alpha * x) on the accelerator, which needs alpha <= 1"
-    if name in ELEMENTWISE:
-        constants = [v for v in op.operands if is_data(v)]
+    if form == ELEMENTWISE:
+        constants = [v for v in op.operands if is_constant_view(v)]
         if len(constants) == 2 or (constants and per_channel(constants[0]) is None):
             return "an element-wise op with a constant needs a per-channel constant"
     return None
@@ -82,7 +78,7 @@ def is_fused_flatten(op: ir.Operation, on_accelerator: Callable[[ir.Operation], 
     if source.rank != 4 or result.shape != (source.shape[0], int(np.prod(source.shape[1:]))):
         return False
     readers = users(op.results[0])
-    return bool(readers) and all(graph_name(user) in ("fully_connected", "matmul") and on_accelerator(user)
+    return bool(readers) and all(op_name(user) in ("fully_connected", "matmul") and on_accelerator(user)
                                  and user.operands[0] == op.results[0] and op.results[0] not in list(user.operands)[1:]
                                  for user in readers)
 
@@ -97,17 +93,17 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     accelerator = backend_named("accelerator")
     verdicts: dict[ir.Operation, str | None] = {}
     for op in ops:
-        if computes(op) and graph_name(op) != "reshape":
+        if computes(op) and op_name(op) != "reshape":
             verdicts[op] = accelerator.why_unsupported(GRAPH.view(op)) or _why_no_hir_form(op)
     for op in reversed(ops):  # readers first: a reshape may feed another
-        if computes(op) and graph_name(op) == "reshape":
+        if computes(op) and op_name(op) == "reshape":
             verdicts[op] = _reshape_verdict(op, verdicts)
     return verdicts
 
 
 def _reshape_verdict(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> str | None:
     def on_accelerator(user: ir.Operation) -> bool:
-        return user in verdicts and verdicts[user] is None and graph_name(user) not in ("reshape", "concat")
+        return user in verdicts and verdicts[user] is None and op_name(user) not in ("reshape", "concat")
 
     if is_fused_flatten(op, on_accelerator):
         return None
@@ -168,7 +164,7 @@ def host_interface(text: str, context: ir.Context) -> tuple[list[str], list[str]
     module = parse_module(text, context, "host segment")
     reads, writes, counts = [], [], Counter()
     for op in body_ops(module):
-        name = graph_name(op)
+        name = op_name(op)
         if name == "placeholder":
             reads.append(GRAPH.view(op).attr("name"))
         elif name == "save":

@@ -16,15 +16,16 @@ from __future__ import annotations
 
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.data_layout import channel_tiles
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import constant_view, is_constant_view, op_name
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE, weights_room
 from lamina.passes.graph.rewriting import create_before, create_constant, erase_unused_producers, replace_op
 
-from .graph_values import constant_value, flattened_image, graph_name, is_data
+from .graph_values import flattened_image
 
 _SPLIT = frozenset({"convolution", "fully_connected"})
 
@@ -35,9 +36,9 @@ def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> b
     room = weights_room(architecture)
     changed = False
     for op in ops:
-        if graph_name(op) not in _SPLIT or not all(is_data(value) for value in op.operands[1:]):
+        if op_name(op) not in _SPLIT or not all(is_constant_view(value) for value in op.operands[1:]):
             continue
-        if graph_name(op) == "convolution" and GRAPH.view(op).attr("group") != 1:
+        if op_name(op) == "convolution" and GRAPH.view(op).attr("group") != 1:
             continue  # block-diagonal tiles: too large ones are reported by the memory manager
         per_tile = _vectors_per_channel_tile(op, lanes)
         tiles = channel_tiles(_out_channels(op), lanes)
@@ -64,7 +65,7 @@ def _vectors_per_channel_tile(op: ir.Operation, lanes: int) -> int:
     A fully-connected layer after a flatten counts as fused (emit.py): its
     kernel is the image, with channel tiles per pixel, never fewer vectors.
     """
-    if graph_name(op) == "convolution":
+    if op_name(op) == "convolution":
         _, ci, kh, kw = spec_of(op.operands[1].type).shape
     else:
         ci, kh, kw = flattened_image(op.operands[0]) or (spec_of(op.operands[1].type).shape[0], 1, 1)
@@ -73,8 +74,8 @@ def _vectors_per_channel_tile(op: ir.Operation, lanes: int) -> int:
 
 def _split(op: ir.Operation, part_channels: int) -> None:
     """Replace `op` by parts of `part_channels` output channels joined by concats."""
-    kind, loc, attrs = graph_name(op), op.location, GRAPH.view(op).attrs()
-    weights, bias = (constant_value(value) for value in op.operands[1:])
+    kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
+    weights, bias = (constant_view(value) for value in op.operands[1:])
     # convolution filters are (co, ...), fully-connected weights (features, co)
     channel_axis = 0 if kind == "convolution" else 1
     joined = None

@@ -18,8 +18,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lamina.backends.tcu.data_layout import channel_tiles
-from lamina.backends.tcu.fixed_point import DataType
+from lamina.target.tcu.data_layout import channel_tiles
+from lamina.target.tcu.fixed_point import DataType
 from lamina.dialects.hir import matmul_weight_offsets
 
 

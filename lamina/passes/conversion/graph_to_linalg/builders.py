@@ -138,3 +138,8 @@ def add(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
 
 def multiply(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return arith.mulf(lhs, rhs) if is_float(lhs.type) else arith.muli(lhs, rhs)
+
+
+def multiply_accumulate(lhs: ir.Value, rhs: ir.Value, accumulator: ir.Value) -> ir.Value:
+    """The body of a contraction: accumulator + lhs * rhs."""
+    return add(accumulator, multiply(lhs, rhs))

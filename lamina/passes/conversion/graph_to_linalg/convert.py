@@ -9,7 +9,7 @@ from mlir.dialects import arith, func
 
 from lamina.dialects.context import InvalidIR, Problem
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.irdl import OpView
+from lamina.dialects.irdl import CONSTANT, INTERFACE, OpView
 from lamina.dialects.model import main_function
 from lamina.dialects.types import UnsupportedType
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -19,7 +19,7 @@ from .registry import CONVERTERS
 from .storage import storage_dtype, storage_type
 
 # Ops the driver converts itself: they are the function's interface and its data.
-_INTERFACE = frozenset({"placeholder", "save", "constant", "splat"})
+_INTERFACE = GRAPH.with_trait(INTERFACE) | GRAPH.with_trait(CONSTANT)
 
 
 @register_pass
@@ -85,7 +85,7 @@ def _check_convertible(graph_ops: list[ir.Operation]) -> None:
 
 def _convert(graph_op: ir.Operation, values: dict[ir.Value, ir.Value]) -> None:
     view = GRAPH.view(graph_op)
-    if view.name in ("constant", "splat"):
+    if view.definition.has(CONSTANT):
         results = [_constant(view)]
     else:
         try:

@@ -2,7 +2,7 @@
 
 The graph broadcasts explicitly, so every operand of an element-wise op has
 the result's shape and one identity-mapped generic suffices. Bodies follow
-the reference kernels (`lamina/runtime/graph_kernels.py`) for every element type.
+the reference kernels (`lamina/kernels/graph_kernels.py`) for every element type.
 Elements are in their CPU storage form (`storage.py`: booleans and ui8 as
 i8), so `Scalars` knows each value's graph dtype and picks the signed,
 unsigned or boolean arith op accordingly.
@@ -263,6 +263,13 @@ def _leaky_relu(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     s, alpha = operand_scalars(op), op.attr("alpha")
     return _map(op, operands,
                 lambda x: arith.select(s.compare("ge", x, s.constant(0)), x, arith.mulf(s.constant(alpha), x)))
+
+
+@converts("hard_sigmoid")
+def _hard_sigmoid(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    s, alpha, beta = operand_scalars(op), op.attr("alpha"), op.attr("beta")
+    return _map(op, operands, lambda x: s.max(s.constant(0), s.min(s.constant(1), s.add(s.mul(s.constant(alpha), x),
+                                                                                          s.constant(beta)))))
 
 
 @converts("gelu")

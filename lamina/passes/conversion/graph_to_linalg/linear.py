@@ -1,14 +1,9 @@
-"""Convolutions and matrix products as linalg contractions.
+"""Fully-connected layers and matrix products as linalg contractions.
 
-Named linalg ops where one matches (`conv_2d_nchw_fchw`,
-`depthwise_conv_2d_nchw_chw`, `conv_2d_ngchw_gfchw`, `matmul`,
-`batch_matmul`): the CPU pipeline rewrites and vectorizes those. A grouped
-2-D convolution is the named grouped one on [n, groups, channels per group,
-h, w] views (depthwise: one channel and one filter per group). 1-D/3-D
-grouped convolutions and broadcasting batched products use one
-`linalg.generic` each, which covers every case the graph dialect allows.
-Biases are broadcast into the output first, so the contraction accumulates
-onto them and no separate add is needed.
+Named linalg ops where one matches (`matmul`, `batch_matmul`): the CPU
+pipeline rewrites and vectorizes those. Broadcasting batched products use
+one `linalg.generic`. The bias is broadcast into the output first, so the
+contraction accumulates onto it and no separate add is needed.
 """
 
 from __future__ import annotations
@@ -18,98 +13,10 @@ from mlir.dialects import linalg
 
 from lamina.dialects.irdl import OpView
 
-from .builders import (PARALLEL, REDUCTION, add, affine_map, broadcast_along, dims, filled, generic, multiply, pad,
+from .builders import (PARALLEL, REDUCTION, affine_map, broadcast_along, dims, filled, generic, multiply_accumulate,
                        tensor_type)
 from .registry import converts
-from .shape import collapse, expand, extract, insert
 from .storage import result_type
-
-
-@converts("convolution")
-def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
-    data, filter_, bias = operands
-    out = result_type(view)
-    rank = out.rank - 2
-    pads = view.attr("pads")
-    padded = pad(data, [0, 0, *pads[:rank]], [0, 0, *pads[rank:]], 0)
-    init = broadcast_along(bias, out, 1)
-    strides, dilations = list(view.attr("strides")), list(view.attr("dilations"))
-    group = view.attr("group")
-    if rank == 2 and group == 1:
-        return [linalg.conv_2d_nchw_fchw(padded, filter_, outs=[init], strides=strides, dilations=dilations)]
-    if rank == 2:
-        filters, per_group, kh, kw = tensor_type(filter_.type).shape
-        if per_group == 1 and filters == group:
-            depthwise = collapse(filter_, [filters, kh, kw], [[0, 1], [2], [3]])
-            return [linalg.depthwise_conv_2d_nchw_chw(padded, depthwise, outs=[init], strides=strides,
-                                                      dilations=dilations)]
-        return [_grouped_convolution(padded, filter_, init, strides, dilations, group)]
-    return [_generic_convolution(padded, filter_, init, strides, dilations, group)]
-
-
-def _grouped_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
-                         dilations: list[int], group: int) -> ir.Value:
-    """A grouped 2-D convolution as `linalg.conv_2d_ngchw_gfchw` on [n, group, per group, ...] views."""
-    n, channels, *spatial = tensor_type(data.type).shape
-    filters, per_group, *kernel = tensor_type(filter_.type).shape
-    _, _, *out_spatial = tensor_type(init.type).shape
-    data_g = expand(data, [n, group, channels // group, *spatial], [[0], [1, 2], [3], [4]])
-    filter_g = expand(filter_, [group, filters // group, per_group, *kernel], [[0, 1], [2], [3], [4]])
-    init_g = expand(init, [n, group, filters // group, *out_spatial], [[0], [1, 2], [3], [4]])
-    y = linalg.conv_2d_ngchw_gfchw(data_g, filter_g, outs=[init_g], strides=strides, dilations=dilations)
-    return collapse(y, [n, filters, *out_spatial], [[0], [1, 2], [3], [4]])
-
-
-# conv_transpose.py's grouped stride-1 convolutions with at most this many groups (of several
-# channels) are one named convolution per group (`_split_groups`); more groups: one generic.
-MAX_SPLIT_GROUPS = 8
-
-
-def _split_groups(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int], dilations: list[int],
-                  group: int) -> ir.Value:
-    """A grouped 2-D convolution as one named convolution per group, on slices (conv_transpose.py's)."""
-    n, channels, *spatial = tensor_type(data.type).shape
-    filters, per_group, *kernel = tensor_type(filter_.type).shape
-    result = init
-    out_spatial = tensor_type(init.type).shape[2:]
-    for g in range(group):
-        data_g = extract(data, [0, g * per_group, 0, 0], [n, per_group, *spatial])
-        filter_g = extract(filter_, [g * (filters // group), 0, 0, 0], [filters // group, per_group, *kernel])
-        offsets = [0, g * (filters // group), 0, 0]
-        init_g = extract(init, offsets, [n, filters // group, *out_spatial])
-        y_g = linalg.conv_2d_nchw_fchw(data_g, filter_g, outs=[init_g], strides=strides, dilations=dilations)
-        result = insert(y_g, result, offsets)
-    return result
-
-
-def _generic_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
-                         dilations: list[int], group: int) -> ir.Value:
-    """Any-rank grouped convolution of an already padded input.
-
-    Loops: n, m (output channel), o_1..o_k (output position), c (channel in
-    the group), t_1..t_k (kernel tap); output channel m reads input channel
-    (m floordiv M/group) * C/group + c.
-    """
-    filter_type = tensor_type(filter_.type)
-    rank = filter_type.rank - 2
-    filters, per_group = filter_type.shape[0], filter_type.shape[1]
-    n, m, c = 0, 1, 2 + rank
-    outs = list(range(2, 2 + rank))
-    taps = list(range(3 + rank, 3 + 2 * rank))
-    num_dims = 3 + 2 * rank
-    d = ir.AffineDimExpr.get
-    channel = ir.AffineExpr.get_floor_div(d(m), filters // group) * per_group + d(c)
-    positions = [d(o) * stride + d(t) * dilation for o, t, stride, dilation in zip(outs, taps, strides, dilations)]
-    maps = [affine_map(num_dims, [d(n), channel, *positions]),
-            affine_map(num_dims, [d(m), d(c), *dims(*taps)]),
-            affine_map(num_dims, dims(n, m, *outs))]
-    iterators = [PARALLEL] * (2 + rank) + [REDUCTION] * (1 + rank)
-    (result,) = generic([data, filter_], [init], maps, iterators, _multiply_accumulate)
-    return result
-
-
-def _multiply_accumulate(lhs: ir.Value, rhs: ir.Value, accumulator: ir.Value) -> ir.Value:
-    return add(accumulator, multiply(lhs, rhs))
 
 
 @converts("fully_connected")
@@ -153,5 +60,5 @@ def _broadcast_matmul(lhs: ir.Value, rhs: ir.Value, init: ir.Value) -> ir.Value:
     maps = [operand_map(list(tensor_type(lhs.type).shape), i, k),
             operand_map(list(tensor_type(rhs.type).shape), k, j),
             affine_map(num_dims, dims(*range(batch), i, j))]
-    (result,) = generic([lhs, rhs], [init], maps, [PARALLEL] * (batch + 2) + [REDUCTION], _multiply_accumulate)
+    (result,) = generic([lhs, rhs], [init], maps, [PARALLEL] * (batch + 2) + [REDUCTION], multiply_accumulate)
     return result

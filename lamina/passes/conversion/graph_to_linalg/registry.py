@@ -13,20 +13,10 @@ from typing import Callable, Sequence
 
 from mlir import ir
 
+from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import OpView
+from lamina.dialects.op_registry import OpRegistry
 
 Converter = Callable[[OpView, list[ir.Value]], Sequence[ir.Value]]
-CONVERTERS: dict[str, Converter] = {}
-
-
-def converts(*names: str) -> Callable[[Converter], Converter]:
-    """Register the decorated function as the converter of each graph op in `names`."""
-
-    def register(converter: Converter) -> Converter:
-        for name in names:
-            if name in CONVERTERS:
-                raise ValueError(f"graph op '{name}' already has a converter ({CONVERTERS[name].__qualname__})")
-            CONVERTERS[name] = converter
-        return converter
-
-    return register
+CONVERTERS: OpRegistry[Converter] = OpRegistry("CPU lowering", GRAPH)
+converts = CONVERTERS.register  # @converts("relu", ...): the decorated function converts those graph ops

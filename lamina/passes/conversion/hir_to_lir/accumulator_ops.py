@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.backends.tcu.program import DataMoveKind, SimdOp
+from lamina.target.tcu.program import DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .layers import Elementwise, Save, Vars

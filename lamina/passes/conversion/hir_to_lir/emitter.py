@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
 
 from .rolling import runs
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from mlir import ir
 
-from lamina.backends.tcu.architecture import Architecture
+from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
 from lamina.dialects.hir import HIR, OBJECTS, architecture_of
 from lamina.dialects.model import main_function

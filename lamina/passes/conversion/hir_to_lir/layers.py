@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from lamina.backends.tcu.data_layout import as_nchw
+from lamina.target.tcu.data_layout import as_nchw
 
 
 @dataclass(frozen=True)

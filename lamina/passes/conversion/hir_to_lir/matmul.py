@@ -24,8 +24,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lamina.backends.tcu.data_layout import as_nchw, channel_tiles
-from lamina.backends.tcu.program import DataMoveKind
+from lamina.target.tcu.data_layout import as_nchw, channel_tiles
+from lamina.target.tcu.program import DataMoveKind
 from lamina.dialects.hir import matmul_weight_offsets
 
 from .emitter import Emitter

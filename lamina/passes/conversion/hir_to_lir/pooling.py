@@ -17,9 +17,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lamina.backends.tcu.data_layout import as_nchw, channel_tiles
-from lamina.backends.tcu.fixed_point import scale_factors
-from lamina.backends.tcu.program import DataMoveKind, SimdOp
+from lamina.target.tcu.data_layout import as_nchw, channel_tiles
+from lamina.target.tcu.fixed_point import scale_factors
+from lamina.target.tcu.program import DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .layers import Load, Pool

@@ -14,9 +14,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from lamina.backends.tcu.architecture import Architecture
-from lamina.backends.tcu.latency import instruction_cycles, mac_efficiency, vectors_moved
-from lamina.backends.tcu.program import DataMoveKind, Opcode
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.latency import instruction_cycles, mac_efficiency, vectors_moved
+from lamina.target.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
 from .accumulator_ops import AccumulatorOps, allocate_regions, temp_inputs
@@ -35,7 +35,7 @@ class LayerStats:
     stages: int            # bands: each loads its input once
     partitions: int        # (band, output channel tile) units: each fills the accumulators once
     instructions: int
-    cycles: int            # latency model (lamina/backends/tcu/latency.py)
+    cycles: int            # latency model (lamina/target/tcu/latency.py)
     true_macs: int
     local_vectors: int     # most local memory the layer uses
     accumulator_vectors: int

@@ -15,24 +15,15 @@ from mlir import ir
 
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import OpView
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.passes.graph.rewriting import create_folded, create_splat
 
 Lowering = Callable[[OpView, "Emitter"], ir.Value]
 
-# Op name (`"softmax"`) -> its lowering.
-LOWERINGS: dict[str, Lowering] = {}
-
-
-def lowering(op_name: str) -> Callable[[Lowering], Lowering]:
-    """Register the decorated function as the lowering of `graph.<op_name>`."""
-
-    def register(function: Lowering) -> Lowering:
-        assert op_name in GRAPH.ops and op_name not in LOWERINGS, f"bad or duplicate lowering of {op_name}"
-        LOWERINGS[op_name] = function
-        return function
-
-    return register
+# Op name (`"softmax"`) -> its lowering into simpler graph ops.
+LOWERINGS: OpRegistry[Lowering] = OpRegistry("graph lowering", GRAPH)
+lowering = LOWERINGS.register  # @lowering("softmax"): the decorated function lowers graph.softmax
 
 
 class Emitter:

@@ -12,7 +12,7 @@ from mlir import ir
 
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.passes.graph.rewriting import constant_value
+from lamina.dialects.values import constant_value
 
 from .base import Emitter, lowering
 

@@ -12,7 +12,7 @@ import json
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lamina.dialects.diagnostics import LaminaError
+from lamina.errors import LaminaError
 
 from .fixed_point import DATA_TYPES, DataType
 

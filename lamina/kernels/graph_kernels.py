@@ -18,9 +18,11 @@ from typing import Callable, Mapping
 
 import numpy as np
 
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.types import TensorSpec
 
-from . import window_kernels
+from . import convolution, pooling, windows
 from .special_functions import erf
 
 
@@ -43,19 +45,8 @@ class Node:
 
 
 Kernel = Callable[..., "np.ndarray | None"]
-KERNELS: dict[str, Kernel] = {}
-
-
-def kernel(*names: str):
-    """Register the decorated function as the kernel of the named ops."""
-
-    def register(function: Kernel) -> Kernel:
-        for name in names:
-            assert name not in KERNELS, f"two kernels for graph.{name}"
-            KERNELS[name] = function
-        return function
-
-    return register
+KERNELS: OpRegistry[Kernel] = OpRegistry("kernel", GRAPH)
+kernel = KERNELS.register  # @kernel("relu", ...): the decorated function is those ops' kernel
 
 
 def _from_function(function):
@@ -74,7 +65,7 @@ def _spatial_axes(x: np.ndarray) -> tuple[int, ...]:
 
 def _channel_vector(vector: np.ndarray, x: np.ndarray) -> np.ndarray:
     """A per-channel [C] vector shaped to broadcast over x's N x C x ... layout."""
-    return window_kernels.per_channel(vector, x.ndim - 2)
+    return windows.per_channel(vector, x.ndim - 2)
 
 
 # ---------------------------------------------------------------------------
@@ -107,8 +98,9 @@ def _splat(node: Node):
 # ---------------------------------------------------------------------------
 
 
-for _name in ("convolution", "conv_transpose", "max_pool", "avg_pool"):
-    kernel(_name)(_from_function(getattr(window_kernels, _name)))
+for _family, _names in ((convolution, ("convolution", "conv_transpose")), (pooling, ("max_pool", "avg_pool"))):
+    for _name in _names:
+        kernel(_name)(_from_function(getattr(_family, _name)))
 
 
 @kernel("global_avg_pool")
@@ -244,6 +236,12 @@ def _clip(node: Node, x):
         info = np.iinfo(x.dtype)
         low, high = max(math.ceil(max(low, info.min)), info.min), min(math.floor(min(high, info.max)), info.max)
     return np.clip(x, _scalar(low, x.dtype), _scalar(high, x.dtype))
+
+
+@kernel("hard_sigmoid")
+def _hard_sigmoid(node: Node, x):
+    alpha, beta = (_scalar(node.attrs[name], x.dtype) for name in ("alpha", "beta"))
+    return np.clip(alpha * x + beta, _scalar(0, x.dtype), _scalar(1, x.dtype))
 
 
 @kernel("gelu")

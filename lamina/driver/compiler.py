@@ -4,16 +4,18 @@
       -> graph.mlir             imported (frontend)
       -> graph-optimized.mlir   graph-optimize{backend=accelerator} without its support check:
                                 what the array cannot run goes to the host instead of failing
-      -> buffers.mlir           graph-to-buffers, the buffer level of the architecture's flow,
-                                printed for inspection (HIR is converted from the optimized graph)
+      -> buffers.mlir           graph-to-buffers, the buffer level (reference and study level:
+                                built only when asked, HIR is converted from the optimized graph)
       -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
       -> lir.mlir               the scheduler's program, one op per instruction
       -> model.tprog / model.tdata / model.pageK.tdata / model.tmodel / host-K.mlir
       -> summary.txt / summary.json
 
 Every `.mlir` is complete and parses back (Lamina's textual IR is the
-interface between levels), however large the weights. Each stage is timed
-and `progress` hears each one start.
+interface between levels), however large the weights. `emit` names the
+levels whose `.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is
+also only built when named). Each stage is timed and `progress` hears each
+one start.
 """
 
 from __future__ import annotations
@@ -23,7 +25,7 @@ from collections import Counter
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable, Collection, Iterator
 
 import numpy as np
 from mlir import ir
@@ -45,10 +47,10 @@ from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
 
-from .architecture import Architecture, load_architecture
-from .data_layout import vector_count
-from .encoding import encode
-from .model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
+from lamina.target.tcu.architecture import Architecture, load_architecture
+from lamina.target.tcu.data_layout import vector_count
+from lamina.target.tcu.encoding import encode
+from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 from .summary import CompileSummary, HostSegment, LayerSummary, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
@@ -76,11 +78,17 @@ def optimize_pipeline() -> str:
     return f"builtin.module({','.join(stages[:-1])})"
 
 
+# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise.
+LEVELS = ("graph", "graph-optimized", "buffers", "hir", "lir")
+DEFAULT_EMIT = ("graph", "graph-optimized", "hir", "lir")
+
+
 class _Stages:
     """Times each stage, tells `progress`, and writes the files the stages produce."""
 
-    def __init__(self, outdir: Path, progress: Progress | None):
+    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str]):
         self.outdir = outdir
+        self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
@@ -104,15 +112,15 @@ class _Stages:
         self.files[file_name] = path
         return path
 
-    def write_module(self, file_name: str, module: ir.Operation) -> str:
-        text = print_module(module, debug_info=True)
-        self.write(file_name, text)
-        return text
+    def write_module(self, level: str, module: ir.Operation) -> None:
+        """`<level>.mlir`, if that level is emitted."""
+        if level in self.emit:
+            self.write(f"{level}.mlir", print_module(module, debug_info=True))
 
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
                   input_shapes: dict[str, tuple[int, ...]] | None = None, random_weights: int | None = None,
-                  progress: Progress | None = None) -> CompileResult:
+                  progress: Progress | None = None, emit: Collection[str] = DEFAULT_EMIT) -> CompileResult:
     """Compile `source` for `arch` into `outdir`; see the module docstring for the files.
 
     `random_weights` (a seed) replaces an ONNX model's `ConstantOfShape`
@@ -120,39 +128,44 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     does not fit the architecture fails with the memory manager's (DRAM) or
     the scheduler's (local memory, accumulators) LaminaError.
     """
+    unknown = sorted(set(emit) - set(LEVELS))
+    if unknown:
+        raise LaminaError(f"unknown level(s) to emit: {', '.join(unknown)} (levels: {', '.join(LEVELS)})")
     architecture = arch if isinstance(arch, Architecture) else load_architecture(arch)
     outdir = Path(outdir)
     try:
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LaminaError(f"{outdir}: cannot create the output directory: {error.strerror}") from None
-    stages = _Stages(outdir, progress)
+    stages = _Stages(outdir, progress, emit)
     context = make_context()
 
     with stages.stage("import"):
         graph, model_name, peak = _load(str(source), context, input_shapes, random_weights)
-        stages.write_module("graph.mlir", graph)
+        stages.write_module("graph", graph)
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
-        optimized_text = stages.write_module("graph-optimized.mlir", graph)
-    with stages.stage("graph-to-buffers"):
-        buffers = parse_module(optimized_text, context, "graph-optimized.mlir")
-        run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
-        stages.write_module("buffers.mlir", buffers)
-        del buffers  # only printed: free it before the large HIR stages
+        stages.write_module("graph-optimized", graph)
+    if "buffers" in stages.emit:
+        with stages.stage("graph-to-buffers"):
+            buffers = parse_module(print_module(graph, debug_info=True), context, "graph-optimized.mlir")
+            run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
+            stages.write_module("buffers", buffers)
+            del buffers  # only printed: free it before the large HIR stages
     with stages.stage("graph-to-hir"):
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
         output_specs = model.outputs(graph)
         convert_graph_to_hir(graph, architecture)  # in place: `graph` is now the HIR module
-        stages.write_module("hir.mlir", graph)
+        stages.write_module("hir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)
     with stages.stage("lir"):
         problems = verify_program(scheduled.program, architecture, "the scheduled program")
         if problems:
             raise LaminaError("the scheduler produced an invalid program (a Lamina bug):\n" + "\n".join(problems[:10]))
-        stages.write("lir.mlir", program_to_lir_text(scheduled.program, architecture))
+        if "lir" in stages.emit:
+            stages.write("lir.mlir", program_to_lir_text(scheduled.program, architecture))
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):

@@ -20,7 +20,7 @@ from typing import Union
 
 import numpy as np
 
-from lamina.dialects.diagnostics import LaminaError
+from lamina.errors import LaminaError
 
 from .architecture import Architecture, parse_architecture
 from .data_layout import vector_count

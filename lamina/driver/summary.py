@@ -34,10 +34,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from .architecture import Architecture
-from .instruction_layout import InstructionLayout, bits_to_address
-from .latency import mac_efficiency, vectors_moved
-from .program import DataMoveKind, Opcode
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.instruction_layout import InstructionLayout, bits_to_address
+from lamina.target.tcu.latency import mac_efficiency, vectors_moved
+from lamina.target.tcu.program import DataMoveKind, Opcode
 
 DRAM0_KINDS = (DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM0)
 DRAM1_KINDS = (DataMoveKind.DRAM1_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM1)

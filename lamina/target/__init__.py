@@ -1,0 +1,1 @@
+"""Target descriptions: what the hardware is (architecture, arithmetic, layout, encoding, timing), as data."""
