@@ -39,7 +39,7 @@ import corpus_models  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model  # noqa: E402
 
-from lamina.backends.tcu.compiler import MODEL_FILES_NAME, compile_model  # noqa: E402
+from lamina.driver.compiler import MODEL_FILES_NAME, compile_model  # noqa: E402
 from lamina.dialects.context import make_context  # noqa: E402
 from lamina.dialects.diagnostics import LaminaError  # noqa: E402
 from lamina.frontend.onnx_importer import import_model  # noqa: E402
