@@ -191,7 +191,7 @@ def summary(outcomes: list[Outcome], levels=LEVELS) -> str:
 
 
 def report(sections: list[tuple[str, list[Outcome], tuple[str, ...]]], arch: str | None, seconds: float) -> str:
-    lines = [*report_header("The real-model corpus against onnxruntime", COMMAND),
+    lines = [*report_header("The real-model corpus against onnxruntime", " ".join([COMMAND, *sys.argv[1:]])),
              f"Accelerator architecture: {arch or 'not run'}. Total {seconds:.0f} s.", "",
              "rel = max |Lamina - onnxruntime| / max |onnxruntime| over the first output; cos = cosine "
              "similarity; std = the oracle output's standard deviation. `error` cells: the first error says "
