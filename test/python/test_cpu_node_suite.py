@@ -14,7 +14,6 @@ from __future__ import annotations
 import re
 import unittest
 import warnings
-from typing import Any
 
 import onnx
 import onnx.backend.test
