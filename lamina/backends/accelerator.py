@@ -14,7 +14,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable
 
+from lamina.dialects.graph import GRAPH
 from lamina.dialects.irdl import OpView
+from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.values import is_constant
 
 from .backend import Backend
@@ -49,7 +51,8 @@ CHANNEL_AXIS = Requirement(lambda op: op.attr("axis") == 1,
                            "only along channels (axis 1): a concat is a placement of channel vectors")
 
 # What the accelerator runs; every other op is unsupported.
-SUPPORTED: dict[str, Capability] = {
+SUPPORTED: OpRegistry[Capability] = OpRegistry("accelerator capability", GRAPH)
+SUPPORTED.update({
     "placeholder": Capability("an input: a Vars object in DRAM0"),
     "save": Capability("an output: a Vars object in DRAM0"),
     "constant": Capability("a Consts object in DRAM1"),
@@ -73,17 +76,18 @@ SUPPORTED: dict[str, Capability] = {
     "concat": Capability("no instruction: the inputs' channel vectors placed side by side", (CHANNEL_AXIS,)),
     "broadcast": Capability("no instruction: a constant laid out broadcast in the Consts bank",
                             (Requirement(lambda op: is_constant(op.operand("input")), "only of constants"),)),
-}
+})
 
 # Ops the accelerator wants lowered: their lowerings produce only ops it runs.
 # (Softmax, LRN, layer norm, GELU and swish have lowerings too, into exp,
 # pow, sqrt, div, erf, tanh or sigmoid: lowering them would trade one op the
 # target cannot run for several, so they stay and are reported as they are.)
-LOWERED: dict[str, str] = {
+LOWERED: OpRegistry[str] = OpRegistry("accelerator lowering note", GRAPH)
+LOWERED.update({
     "batch_norm": "sub/mul/add by per-channel constants (when not folded into a convolution)",
     "global_avg_pool": "an avg_pool whose window is the whole image",
     "global_max_pool": "a max_pool whose window is the whole image",
-}
+})
 
 
 class AcceleratorBackend(Backend):
