@@ -496,18 +496,4 @@ module attributes {buffer.activation_bytes = 128 : i64, buffer.constant_bytes = 
     // CHECK-NEXT: return
     return
   }
-
-// CHECK-LABEL: func.func @hard_sigmoid() {
-  func.func @hard_sigmoid() {
-    // CHECK-NEXT: %0 = "buffer.weight"() {mutable = true, name = "x", offset = -1 : i64, public = true} : () -> memref<2x3xf32>
-    %0 = "buffer.weight"() {mutable = true, name = "x", offset = -1 : i64, public = true} : () -> memref<2x3xf32>
-    // CHECK-NEXT: %1 = "buffer.alloc"() {name = "hard_sigmoid", offset = -1 : i64} : () -> memref<2x3xf32>
-    %1 = "buffer.alloc"() {name = "hard_sigmoid", offset = -1 : i64} : () -> memref<2x3xf32>
-    // CHECK-NEXT: "buffer.hard_sigmoid"(%1, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
-    "buffer.hard_sigmoid"(%1, %0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (memref<2x3xf32>, memref<2x3xf32>) -> ()
-    // CHECK-NEXT: "buffer.dealloc"(%1) : (memref<2x3xf32>) -> ()
-    "buffer.dealloc"(%1) : (memref<2x3xf32>) -> ()
-    // CHECK-NEXT: return
-    return
-  }
 }

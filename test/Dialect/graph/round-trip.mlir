@@ -196,13 +196,3 @@ func.func @hard_sigmoid() {
   // CHECK-NEXT: return
   return
 }
-
-// CHECK-LABEL: func.func @hard_sigmoid()
-func.func @hard_sigmoid() {
-  // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>
-  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x3xf32>
-  // CHECK-NEXT: %1 = "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  %1 = "graph.hard_sigmoid"(%0) {alpha = 2.000000e-01 : f32, beta = 5.000000e-01 : f32} : (tensor<2x3xf32>) -> tensor<2x3xf32>
-  // CHECK-NEXT: return
-  return
-}
