@@ -22,6 +22,7 @@ from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
 from .static_shapes import infer_shapes, parse_input_shape, refine_shapes, specialize
 from .node_view import NodeView
+from .schema_checks import schema_problems
 from .support import Unsupported, find_unsupported, node_problems
 
 __all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
@@ -80,8 +81,9 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
     analysed again."""
     analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static), source)
     for _ in range(MAX_EXPANSION_ROUNDS):
-        refused = [index for index, node in enumerate(analysis.nodes)
-                   if node.op_type in SUPPORTED_OPS and node_problems(NodeView(analysis, index))]
+        refused = [index for index, node in enumerate(analysis.nodes)  # malformed nodes stay refused
+                   if node.op_type in SUPPORTED_OPS and not schema_problems(node, analysis.opset)
+                   and node_problems(NodeView(analysis, index))]
         expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused)
         if expanded is None:
             break
