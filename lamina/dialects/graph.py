@@ -345,6 +345,14 @@ def _gather(ins, attrs, declared):
     return [data.with_shape((*data.shape[:axis], *indices.shape, *data.shape[axis + 1:]))]
 
 
+def _gather_elements(ins, attrs, declared):
+    data, indices = ins
+    _axis(attrs["axis"], data.rank)
+    _require(indices.dtype in INDEX_DTYPES, f"indices must be i32 or i64, got {indices}")
+    _require(indices.rank == data.rank, f"indices {indices} must have the rank of {data}")
+    return [data.with_shape(indices.shape)]
+
+
 def _reduce(ins, attrs, declared):
     (data,) = ins
     axes = attrs["axes"]
@@ -510,6 +518,8 @@ GRAPH.op("tile", "Repeats the input `repeats[i]` times along dimension i.", oper
          attrs={"repeats": I64S}, shape_fn=_tile, traits={REARRANGING})
 GRAPH.op("gather", "Takes slices of `input` along `axis` at `indices` (negative indices count from the end).",
          operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather)
+GRAPH.op("gather_elements", "out[i...] = input[i... with i[axis] = indices[i...]] (ONNX GatherElements; negative "
+         "indices count from the end).", operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather_elements)
 for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"):
     GRAPH.op(_name, f"{_name.split('_')[1].capitalize()} over sorted `axes`.", operands=("input",),
              attrs={"axes": I64S, "keepdims": BOOL}, shape_fn=_reduce)

@@ -81,6 +81,9 @@ def node_label(node: onnx.NodeProto, index: int) -> str:
 
 def constant_node_value(node: onnx.NodeProto) -> np.ndarray:
     """The value of a Constant node, whichever `value*` attribute holds it."""
+    if len(node.attribute) != 1:
+        raise UnsupportedElementType(f"a Constant needs exactly one value attribute, this one has "
+                                     f"{len(node.attribute) or 'none'}")
     (attribute,) = node.attribute
     value = onnx.helper.get_attribute_value(attribute)
     if attribute.name == "value":
@@ -102,11 +105,11 @@ def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = N
     """Analyse a shape-inferred model (see `static_shapes.specialize`)."""
     opset = default_opset(model)
     analysis = ModelAnalysis(source=source, model=model, opset=opset or 0)
-    if inference_error:
+    if opset is not None and opset < MIN_OPSET:  # the one problem: shape errors would only follow from it
+        analysis.model_problems.append(("the model", f"opset {opset} is older than {MIN_OPSET}, the oldest Lamina "
+                                                     f"supports; upgrade it with onnx.version_converter"))
+    elif inference_error:
         analysis.model_problems.append(("the model", f"ONNX shape inference failed: {inference_error}"))
-    if opset is not None and opset < MIN_OPSET:
-        analysis.model_problems.append(("the model", f"opset {opset} is older than the oldest Lamina supports "
-                                                     f"({MIN_OPSET}); upgrade it with onnx.version_converter"))
     graph = model.graph
     _record_value_types(analysis, chain(graph.input, graph.value_info, graph.output))
     _record_initializers(analysis)

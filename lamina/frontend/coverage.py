@@ -38,7 +38,9 @@ def markdown() -> str:
         "types every value. Inputs that give shapes, axes, pads, bounds or scales must be compile-time constants: "
         "initializers, Constant nodes, Shape of a static tensor, or small nodes whose inputs are all known "
         "(evaluated with ONNX's reference implementation). A node of an operator not listed here still imports "
-        "when all its outputs are known at compile time: it becomes `graph.constant`. Element types: f32, f64, "
+        "when all its outputs are known at compile time (it becomes `graph.constant`), or when ONNX defines it "
+        "as a function of other operators and every operator of that body imports (Mish, HardSwish, CastLike, "
+        "LogSoftmax, GroupNormalization, ...: `lamina/frontend/function_expansion.py`). Element types: f32, f64, "
         "f16, i64, i32, i8, ui8 and bool. Every unsupported node is reported in one error.",
         "",
         f"{len(CONVERTERS)} operators.",

@@ -17,11 +17,14 @@ from lamina.dialects.diagnostics import LaminaError
 from . import converters  # noqa: F401 - registers every converter
 from .analysis import ModelAnalysis, analyze
 from .emitter import ModuleBuilder
+from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .loading import light_model_names, load_onnx, resolve_model_path
 from .registry import CONVERTERS
+from .node_view import NodeView
+from .schema_checks import schema_problems
+from .static_shapes import infer_shapes, parse_input_shape, refine_shapes, specialize
 from .subgraphs import refine_control_flow
-from .static_shapes import parse_input_shape, refine_shapes, specialize
-from .support import Unsupported, find_unsupported
+from .support import Unsupported, find_unsupported, node_problems
 from .validation import check_input_shapes, check_with_onnx_checker, validate_model
 
 __all__ = ["SUPPORTED_OPS", "LIGHT_MODELS", "Unsupported", "import_model", "load_onnx", "parse_input_shape",
@@ -84,22 +87,37 @@ def analyze_model(model: onnx.ModelProto, source: str) -> ModelAnalysis:
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool) -> ModelAnalysis:
-    """The model validated, its shapes inferred, then re-inferred while compile-time values keep making
-    more of them static."""
+    """The model validated, its shapes inferred and analysed, then operators without a converter (or whose
+    converter refuses the node) expanded into their ONNX function bodies (which may in turn need expanding)
+    and the result analysed again."""
     validate_model(model, source)
     check_input_shapes(input_shapes, source)
     try:
-        inferred, inference_error = specialize(model, input_shapes, source, require_static=require_static)
-        analysis = analyze(inferred, source, inference_error)
-        while analysis.unknown_shapes():
-            refined = refine_shapes(inferred, analysis.constants) or refine_control_flow(inferred, analysis)
-            if refined is None:
+        analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static),
+                                        source)
+        for _ in range(MAX_EXPANSION_ROUNDS):
+            refused = [index for index, node in enumerate(analysis.nodes)  # malformed nodes stay refused
+                       if node.op_type in SUPPORTED_OPS and not schema_problems(node, analysis.opset)
+                       and node_problems(NodeView(analysis, index))]
+            expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused)
+            if expanded is None:
                 break
-            inferred, inference_error = refined
-            analysis = analyze(inferred, source, inference_error)
+            analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source)
     except LaminaError:
         raise
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as error:
         lines = str(error).strip().splitlines() or [type(error).__name__]
         raise LaminaError(f"{source}: ONNX shape inference fails: {lines[0][:300]}") from None
+    return analysis
+
+
+def _analyze_to_fixpoint(inferred: onnx.ModelProto, inference_error: str | None, source: str) -> ModelAnalysis:
+    """Shapes re-inferred while compile-time values keep making more of them static."""
+    analysis = analyze(inferred, source, inference_error)
+    while analysis.unknown_shapes():
+        refined = refine_shapes(inferred, analysis.constants) or refine_control_flow(inferred, analysis)
+        if refined is None:
+            break
+        inferred, inference_error = refined
+        analysis = analyze(inferred, source, inference_error)
     return analysis

@@ -1,9 +1,10 @@
 """Making a model's shapes static: input shape overrides, then ONNX shape inference.
 
-Lamina's graph level has static shapes only. Dynamic input dimensions are
-fixed by the user (`--input-shape NAME=1x3x224x224`, `input_shapes=` in
-Python); ONNX shape inference with data propagation then gives every
-intermediate value its static shape.
+Lamina's graph level has static shapes only. Dynamic input dimensions
+(`dim_param`, no value, or the -1 and 0 that some exporters write for
+"unknown") are fixed by the user (`--input-shape NAME=1x3x224x224`,
+`input_shapes=` in Python); ONNX shape inference with data propagation then
+gives every intermediate value its static shape.
 """
 
 from __future__ import annotations
@@ -18,11 +19,15 @@ from onnx import helper, numpy_helper
 from lamina.dialects.diagnostics import LaminaError
 
 _SHAPE_OPTION = re.compile(r"^(?P<name>.+)=(?P<dims>\d+(x\d+)*)?$")
+_SIGNED_DIMS = re.compile(r"^.+=-?\d+(x-?\d+)*$")
 
 
 def parse_input_shape(text: str) -> tuple[str, tuple[int, ...]]:
     """`NAME=1x3x224x224` -> ("NAME", (1, 3, 224, 224)); `NAME=` is a scalar."""
     match = _SHAPE_OPTION.match(text)
+    if match is None and _SIGNED_DIMS.match(text):
+        raise LaminaError(f"--input-shape gives a negative dimension in '{text}': give every dimension its size "
+                          f"(e.g. 1 for a batch dimension the model declares as -1)")
     if match is None:
         raise LaminaError(f"--input-shape expects NAME=DIMxDIM... (e.g. data=1x3x224x224), got '{text}'")
     dims = match.group("dims")
@@ -36,14 +41,31 @@ def graph_inputs(graph: onnx.GraphProto) -> list[onnx.ValueInfoProto]:
 
 
 def declared_dims(value: onnx.ValueInfoProto) -> list[int | str | None] | None:
-    """Each dimension as an int, its symbolic name, or None; None for no shape at all."""
+    """Each dimension as an int, its symbolic name, or None (no value, or a negative one); None for no shape."""
     tensor_type = value.type.tensor_type
     if not tensor_type.HasField("shape"):
         return None
     return [
-        dim.dim_value if dim.HasField("dim_value") else (dim.dim_param or None)
+        (dim.dim_value if dim.dim_value >= 0 else None) if dim.HasField("dim_value") else (dim.dim_param or None)
         for dim in tensor_type.shape.dim
     ]
+
+
+def input_dims(value: onnx.ValueInfoProto) -> list[int | str | None] | None:
+    """`declared_dims` of a graph input as the model declares it: a 0 there is dynamic too (exporters
+    write 0 for "unknown"); a real empty input is given with --input-shape."""
+    dims = declared_dims(value)
+    return None if dims is None else [None if dim == 0 else dim for dim in dims]
+
+
+def dynamic_inputs(model: onnx.ModelProto) -> list[str]:
+    """Graph inputs with a dynamic dimension or no shape."""
+    return [value.name for value in graph_inputs(model.graph)
+            if value.type.HasField("tensor_type") and not _all_known(input_dims(value))]
+
+
+def _all_known(dims) -> bool:
+    return dims is not None and all(isinstance(dim, int) for dim in dims)
 
 
 def apply_input_shapes(model: onnx.ModelProto, input_shapes: dict[str, tuple[int, ...]], source: str) -> None:
@@ -53,7 +75,9 @@ def apply_input_shapes(model: onnx.ModelProto, input_shapes: dict[str, tuple[int
         if name not in inputs:
             raise LaminaError(f"{source}: --input-shape names '{name}', which is not a model input; "
                               f"inputs: {', '.join(inputs) or 'none'}")
-        dims = declared_dims(inputs[name])
+        if any(size < 0 for size in shape):
+            raise LaminaError(f"{source}: input '{name}' is given the negative dimension in {shape}")
+        dims = input_dims(inputs[name])
         if dims is not None and len(dims) != len(shape):
             raise LaminaError(f"{source}: input '{name}' has rank {len(dims)}, "
                               f"but --input-shape gives {len(shape)} dimensions")
@@ -67,9 +91,10 @@ def apply_input_shapes(model: onnx.ModelProto, input_shapes: dict[str, tuple[int
             shape_proto.dim.add().dim_value = size
 
 
-def require_static_inputs(model: onnx.ModelProto, source: str) -> None:
-    """Every graph input must have a fully known shape; name each one that does not."""
-    problems = [p for p in map(_dynamic_input_problem, graph_inputs(model.graph)) if p]
+def require_static_inputs(model: onnx.ModelProto, source: str, fixed=()) -> None:
+    """Every graph input not `fixed` by the user must have a fully known shape; name each one that does not."""
+    unfixed = [value for value in graph_inputs(model.graph) if value.name not in fixed]
+    problems = [problem for problem in map(_dynamic_input_problem, unfixed) if problem]
     if problems:
         raise LaminaError(f"{source}: " + "; ".join(problems))
 
@@ -77,7 +102,7 @@ def require_static_inputs(model: onnx.ModelProto, source: str) -> None:
 def _dynamic_input_problem(value: onnx.ValueInfoProto) -> str | None:
     if not value.type.HasField("tensor_type"):
         return f"input '{value.name}' is not a tensor"
-    dims = declared_dims(value)
+    dims = input_dims(value)
     if dims is None:
         return f"input '{value.name}' has no shape; give it one with --input-shape {value.name}=DIMxDIM..."
     dynamic = [axis for axis, dim in enumerate(dims) if not isinstance(dim, int)]
@@ -100,7 +125,10 @@ def infer_shapes(model: onnx.ModelProto) -> tuple[onnx.ModelProto, str | None]:
     try:
         return onnx.shape_inference.infer_shapes(model, check_type=True, strict_mode=True, data_prop=True), None
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError) as error:
-        return onnx.shape_inference.infer_shapes(model, data_prop=True), _one_line(error)
+        try:
+            return onnx.shape_inference.infer_shapes(model, data_prop=True), _one_line(error)
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError):
+            return model, _one_line(error)  # even lenient inference fails: nothing more is typed
 
 
 def _one_line(error: Exception) -> str:
@@ -117,9 +145,21 @@ def specialize(model: onnx.ModelProto, input_shapes: dict[str, tuple[int, ...]] 
     copy = onnx.ModelProto()
     copy.CopyFrom(model)
     apply_input_shapes(copy, dict(input_shapes or {}), source)
+    _forget_dynamic_dims(copy.graph)
     if require_static:
-        require_static_inputs(copy, source)
+        require_static_inputs(copy, source, fixed=set(input_shapes or {}))
     return infer_shapes(copy)
+
+
+def _forget_dynamic_dims(graph: onnx.GraphProto) -> None:
+    """Unknown dimensions written as numbers become unknown for shape inference, which would otherwise
+    see a conflict: negative ones everywhere, 0 in outputs and intermediate values (inference recomputes a
+    real 0)."""
+    for values, lowest_known in ((graph.input, 0), (graph.output, 1), (graph.value_info, 1)):
+        for value in values:
+            for dim in value.type.tensor_type.shape.dim:
+                if dim.HasField("dim_value") and dim.dim_value < lowest_known:
+                    dim.Clear()
 
 
 def refine_shapes(model: onnx.ModelProto, known: Mapping[str, np.ndarray]) -> tuple[onnx.ModelProto, str | None] | None:
@@ -149,8 +189,7 @@ def refine_shapes(model: onnx.ModelProto, known: Mapping[str, np.ndarray]) -> tu
 
 
 def _is_static(value: onnx.ValueInfoProto) -> bool:
-    dims = declared_dims(value)
-    return dims is not None and all(isinstance(d, int) for d in dims)
+    return _all_known(declared_dims(value))
 
 
 def _with_constant_nodes(model: onnx.ModelProto, known: Mapping[str, np.ndarray]) -> onnx.ModelProto:

@@ -9,10 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from .analysis import DEFAULT_DOMAINS, ModelAnalysis, has_subgraph
+from .analysis import DEFAULT_DOMAINS, MIN_OPSET, ModelAnalysis, has_subgraph
 from .dtypes import is_supported, type_name
 from .node_view import NodeView
 from .registry import CONVERTERS, Converter
+from .schema_checks import schema_problems
+from .subgraph_problems import subgraph_problems
 
 
 @dataclass(frozen=True)
@@ -56,11 +58,17 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
         return [f"operator domain '{node.domain}' is not supported"]
     if not view.opset:
         return ["the model imports no version of the default ONNX domain"]
+    if view.opset < MIN_OPSET:
+        return []  # the model's problem says why
     if has_subgraph(node) and node.op_type not in CONVERTERS:
-        return ["nested subgraphs are supported in If, Loop and Scan only"]
+        return ["nested subgraphs are supported in If, Loop and Scan only",
+                *subgraph_problems(node, view.opset, CONVERTERS)]
     undefined = view.analysis.undefined_inputs.get(view.index)
     if undefined:
         return [f"input '{name}' is not defined by an earlier node, initializer or graph input" for name in undefined]
+    malformed = schema_problems(node, view.opset)
+    if malformed:
+        return malformed
     converter = CONVERTERS.get(node.op_type)
     if converter is None:
         if all(name in view.analysis.constants for i, name in enumerate(node.output) if view.output_used(i)):

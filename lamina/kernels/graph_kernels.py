@@ -310,14 +310,24 @@ def _tile(node: Node, x):
     return np.tile(x, node.attrs["repeats"])
 
 
+def _wrapped_indices(op_name: str, axis: int, indices: np.ndarray, size: int) -> np.ndarray:
+    """Indices along `axis` with negative ones counted from the end; out-of-range ones are an error."""
+    if indices.size and (indices.min() < -size or indices.max() >= size):
+        bad = indices[(indices < -size) | (indices >= size)].flat[0]
+        raise KernelError(f"{op_name} index {bad} is out of range for axis {axis} of size {size}")
+    return np.where(indices < 0, indices + size, indices)
+
+
 @kernel("gather")
 def _gather(node: Node, x, indices):
     axis = node.attrs["axis"]
-    size = x.shape[axis]
-    if indices.size and (indices.min() < -size or indices.max() >= size):
-        bad = indices[(indices < -size) | (indices >= size)].flat[0]
-        raise KernelError(f"gather index {bad} is out of range for axis {axis} of size {size}")
-    return np.take(x, np.where(indices < 0, indices + size, indices), axis=axis)
+    return np.take(x, _wrapped_indices("gather", axis, indices, x.shape[axis]), axis=axis)
+
+
+@kernel("gather_elements")
+def _gather_elements(node: Node, x, indices):
+    axis = node.attrs["axis"]
+    return np.take_along_axis(x, _wrapped_indices("gather_elements", axis, indices, x.shape[axis]), axis=axis)
 
 
 def _mean(x, axes, keepdims):

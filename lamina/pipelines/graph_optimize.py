@@ -36,8 +36,9 @@ class GraphSimplify(Pipeline):
     """Glow's `optimize` stage: the target-independent clean-ups, run after every other stage.
 
     Removes identities, splits sums into adds, computes constant subgraphs,
-    inlines Ifs whose condition is known, merges reshapes and transposes, folds batch norms and arithmetic by
-    constants into convolutions, merges equal ops and erases dead ones.
+    inlines Ifs whose condition is known, merges reshapes and transposes, folds
+    explicit pads into window ops, batch norms and arithmetic by constants into
+    convolutions, merges equal ops and erases dead ones.
     Legal anywhere: each pass keeps the model's results.
     """
 
@@ -46,7 +47,8 @@ class GraphSimplify(Pipeline):
 
     def expand(self) -> str:
         return ("graph-remove-identity,graph-sum-to-adds,graph-constant-fold,graph-fold-if,graph-merge-reshapes,"
-                "graph-transpose-simplify,graph-fold-batch-norm,graph-fold-arithmetic,graph-cse,graph-dce")
+                "graph-transpose-simplify,graph-fold-pad,graph-fold-batch-norm,graph-fold-arithmetic,graph-cse,"
+                "graph-dce")
 
 
 @register_pipeline

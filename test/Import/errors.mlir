@@ -3,7 +3,7 @@
 // RUN: not lamina-import %t.unsupported.onnx 2>&1 | FileCheck %s --check-prefix=LIST
 // LIST: lamina-import: error: {{.*}}.unsupported.onnx: cannot import the model (3 problems):
 // LIST-NEXT: node 'unique' (Unique): operator not supported
-// LIST-NEXT: node 'bilinear' (Resize): mode 'linear' is not supported (only nearest)
+// LIST-NEXT: node 'bilinear' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' is not supported in linear and cubic modes
 // LIST-NEXT: node 'custom' (Custom): operator domain 'com.example' is not supported
 // LIST-NOT: after_unique
 

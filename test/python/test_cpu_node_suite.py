@@ -14,15 +14,13 @@ from __future__ import annotations
 import re
 import unittest
 import warnings
-from typing import Any
 
 import onnx
 import onnx.backend.test
 import pytest
-from onnx.backend.base import namedtupledict
 
 from lamina.runtime import cpu_executor
-from lamina.runtime.onnx_backend import LaminaBackend
+from test_onnx_node_suite import NodeSuiteBackend
 
 # Test-name patterns of the default sample (one or a few tests per op family).
 SAMPLE = [
@@ -40,28 +38,12 @@ SAMPLE = [
 ]
 
 
-class CpuBackendRep:
-    """A compiled model run on positional inputs, as ONNX's runner calls it."""
-
-    def __init__(self, compiled: cpu_executor.CompiledModel, input_names: list[str], output_names: list[str]):
-        self.compiled = compiled
-        self.input_names = input_names
-        self.output_names = output_names
-
-    def run(self, inputs: Any, **kwargs: Any):
-        results = self.compiled.run(dict(zip(self.input_names, inputs)))
-        return namedtupledict("Outputs", self.output_names)(*(results[name] for name in self.output_names))
-
-
-class CpuNodeSuiteBackend(LaminaBackend):
-    """LaminaBackend compiling for the CPU; skips what the importer refuses, as the reference run does."""
+class CpuNodeSuiteBackend(NodeSuiteBackend):
+    """The node-suite backend compiling for the CPU; skips what the importer refuses, as the reference run does."""
 
     @classmethod
-    def prepare(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs):
-        if not cls.is_compatible(model, device, **kwargs):
-            raise unittest.SkipTest("Not compatible with backend")
-        rep = super().prepare(model, device, **kwargs)
-        return CpuBackendRep(cpu_executor.compile_model(rep.module), rep.input_names, rep.output_names)
+    def executor(cls, module):
+        return cpu_executor.compile_model(module).run
 
 
 def node_test_case(patterns: list[str]) -> type[unittest.TestCase]:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from pathlib import Path
 
 import numpy as np
@@ -253,7 +255,8 @@ def _unsupported_model() -> onnx.ModelProto:
         node("Foo", ["r"], ["f"], name="custom", domain="com.example"),
         node("Relu", ["f"], ["g"], name="after_custom"),
         node("Unique", ["r"], ["u"], name="unique"),
-        node("Resize", ["r", "", "s"], ["z"], name="resize", mode="linear"),
+        node("Resize", ["r", "", "s"], ["z"], name="resize", mode="linear",
+             coordinate_transformation_mode="tf_crop_and_resize"),
         node("Dropout", ["r", "ratio", "train"], ["d"], name="drop"),
         node("Reshape", ["r", "shape"], ["rs"], name="reshape"),
         node("If", ["cond"], ["i"], name="if", then_branch=branch, else_branch=branch),
@@ -269,7 +272,8 @@ def _unsupported_model() -> onnx.ModelProto:
 UNSUPPORTED_LINES = [
     "node 'custom' (Foo): operator domain 'com.example' is not supported",
     "node 'unique' (Unique): operator not supported",
-    "node 'resize' (Resize): mode 'linear' is not supported (only nearest)",
+    "node 'resize' (Resize): coordinate_transformation_mode 'tf_crop_and_resize' is not supported in linear and "
+    "cubic modes",
     "node 'drop' (Dropout): training_mode = true is not supported (inference only)",
     "node 'reshape' (Reshape): input 'shape' (shape) must be a compile-time constant",
     "node 'if' (If): then_branch reads 'nowhere', which no enclosing graph defines before this node",
@@ -304,6 +308,24 @@ def test_dynamic_input_names_the_dimension_and_the_fix():
         "node 'Relu_0' (Relu): the shape of input 'x' is unknown after shape inference (a dynamic shape)"]
 
 
+@pytest.mark.parametrize("unknown", [-1, 0])
+def test_minus_one_and_zero_input_dims_are_dynamic_and_fixed_by_input_shapes(unknown):
+    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(1, 3)}, ["y"])
+    model.graph.input[0].type.tensor_type.shape.dim[0].dim_value = unknown
+    model.graph.output.append(helper.make_tensor_value_info("y", TensorProto.FLOAT, [unknown, 3]))
+    del model.graph.output[0]
+    with pytest.raises(LaminaError, match=r"^test: input 'x' has dynamic dimension 0; fix it with --input-shape x=1x3$"):
+        imported(model)
+    module, _ = imported(model, input_shapes={"x": (4, 3)})
+    assert outputs(module)["y"] == TensorSpec((4, 3), np.float32)
+
+
+def test_an_empty_input_is_given_with_input_shapes():
+    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(0, 3)}, ["y"])
+    module, _ = imported(model, input_shapes={"x": (0, 3)})
+    assert outputs(module)["y"] == TensorSpec((0, 3), np.float32)
+
+
 def test_input_without_shape():
     model = make_model([node("Relu", ["x"], ["y"])], {}, ["y"])
     model.graph.input.append(helper.make_tensor_value_info("x", TensorProto.FLOAT, None))
@@ -315,6 +337,7 @@ def test_input_without_shape():
     ({"y": (1,)}, r"--input-shape names 'y', which is not a model input; inputs: x"),
     ({"x": (2,)}, r"input 'x' has rank 2, but --input-shape gives 1 dimensions"),
     ({"x": (2, 4)}, r"input 'x' dimension 1 is 3 in the model, --input-shape gives 4"),
+    ({"x": (-1, 3)}, r"input 'x' is given the negative dimension in \(-1, 3\)"),
 ])
 def test_input_shapes_that_do_not_fit(shapes, message):
     model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(2, 3)}, ["y"])
@@ -349,10 +372,12 @@ def test_undefined_values():
     ]
 
 
-def test_old_opset():
-    model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(2)}, ["y"], opset=6)
-    with pytest.raises(LaminaError, match="the model: opset 6 is older than the oldest Lamina supports"):
-        imported(model)
+@pytest.mark.parametrize("opset", [1, 6])
+def test_old_opset_is_the_one_problem(opset):
+    nodes = [node("Relu", ["x"], ["r"]), node("Reshape", ["r"], ["y"], shape=[3, 2])]  # Reshape-1's attribute form
+    model = make_model(nodes, {"x": randn(2, 3)}, ["y"], opset=opset)
+    assert [str(p) for p in unsupported_nodes(model)] == [
+        f"the model: opset {opset} is older than 7, the oldest Lamina supports; upgrade it with onnx.version_converter"]
 
 
 def test_shape_inference_failure_names_the_node():
@@ -384,9 +409,15 @@ def test_parse_input_shape(text, expected):
     assert parse_input_shape(text) == expected
 
 
-@pytest.mark.parametrize("text", ["data", "data=1x", "=1x3", "data=1,3", "data=-1"])
+@pytest.mark.parametrize("text", ["data", "data=1x", "=1x3", "data=1,3"])
 def test_parse_input_shape_rejects(text):
     with pytest.raises(LaminaError, match="--input-shape expects NAME=DIMxDIM"):
+        parse_input_shape(text)
+
+
+@pytest.mark.parametrize("text", ["data=-1", "data=-1x3x224x224"])
+def test_parse_input_shape_rejects_negative_dims_and_says_what_to_give(text):
+    with pytest.raises(LaminaError, match="negative dimension .* give every dimension its size"):
         parse_input_shape(text)
 
 
@@ -397,3 +428,41 @@ def test_result_types_follow_onnx_shape_inference():
     (pool,) = ops_named(module, "max_pool")
     assert spec_of(pool.op.results[0].type) == TensorSpec((1, 1, 3, 3), np.float32)
     assert GRAPH.verify_op(pool.op) is None
+
+
+@pytest.mark.parametrize("nodes, inputs, opset, message", [
+    ([node("Constant", [], ["c"], name="k"), node("Add", ["x", "c"], ["y"])], {"x": randn(2)}, 17,
+     r"node name: k\): One and only one of the attributes"),
+    ([node("Add", ["x", ""], ["y"], name="a")], {"x": randn(2)}, 17,
+     r"^node 'a' \(Add\): input 1 \('B'\) is required but given as ''$"),
+    ([node("Softmax", ["x"], ["y"], axis=1.5, name="s")], {"x": randn(2, 3)}, 17,
+     r"^node 's' \(Softmax\): attribute 'axis' is FLOAT, the operator takes INT$"),
+    ([node("Gather", ["x", "x"], ["y"], axis=[1], name="g")], {"x": randn(2, 3)}, 17,
+     r"^node 'g' \(Gather\): attribute 'axis' is INTS, the operator takes INT$"),
+    ([node("ReduceSum", ["x"], ["y"], axes=[0.5], name="r")], {"x": randn(2, 3)}, 11,
+     r"^node 'r' \(ReduceSum\): attribute 'axes' is FLOATS, the operator takes INTS$"),
+])
+def test_malformed_nodes_are_one_line_naming_the_node(nodes, inputs, opset, message):
+    model = make_model(nodes, inputs, ["y"], opset=opset)
+    with pytest.raises(LaminaError) as error:
+        imported(model)
+    assert any(re.search(message, line) for line in str(error.value).splitlines()[1:]), str(error.value)
+
+
+def test_a_constant_with_two_values_is_refused_by_name():
+    constant = node("Constant", [], ["c"], name="k", value_float=1.0)
+    constant.attribute.append(helper.make_attribute("value_int", 2))
+    view_problems = [str(p) for p in unsupported_nodes(make_model([constant], {}, ["c"]))]
+    assert any("node 'k' (Constant)" in line for line in view_problems), view_problems
+
+
+def test_problems_inside_nested_subgraphs_are_listed_with_the_node():
+    inner = helper.make_graph([node("Unique", ["x"], ["u"], name="uniq"), node("Relu", ["x"], ["v"]),
+                               node("Foo", ["x"], ["w"], name="custom", domain="com.example")],
+                              "branch", [], [helper.make_tensor_value_info("v", TensorProto.FLOAT, [2])])
+    model = make_model([node("If", ["c"], ["y"], name="choose", then_branch=inner, else_branch=inner)],
+                       {"c": np.array(True)}, ["y"])
+    (problem,) = [str(p) for p in unsupported_nodes(model) if str(p).startswith("node 'choose'")]
+    assert problem == ("node 'choose' (If): nested subgraphs (If, Loop, Scan) are not supported; "
+                       "inside it, node 'uniq' (Unique): operator not supported; "
+                       "inside it, node 'custom' (Foo): operator domain 'com.example' is not supported")

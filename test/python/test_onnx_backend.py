@@ -97,12 +97,16 @@ def test_models_with_unsupported_nodes_are_not_compatible_and_do_not_prepare():
         LaminaBackend.prepare(model)
 
 
-def test_dynamic_input_dimensions_need_input_shapes():
-    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", ["N", 2])], [tensor("y", ["N", 2])])
-    with pytest.raises(LaminaError, match="input 'x' has dynamic dimension 0"):
-        LaminaBackend.prepare(model)
+@pytest.mark.parametrize("batch", ["N", -1, 0])
+def test_dynamic_input_dimensions_are_fixed_by_input_shapes_or_the_arrays_given(batch):
+    model = make_model([helper.make_node("Relu", ["x"], ["y"])], [tensor("x", [batch, 2])], [tensor("y", [batch, 2])])
     (y,) = LaminaBackend.run_model(model, [np.array([[-1, 2]], np.float32)], input_shapes={"x": (1, 2)})
     np.testing.assert_array_equal(y, [[0, 2]])
+    rep = LaminaBackend.prepare(model)
+    for rows in (3, 1, 3):
+        (y,) = rep.run([np.full((rows, 2), -1, np.float32)])
+        assert y.shape == (rows, 2)
+    assert len(rep._reps) == 2
 
 
 def test_invalid_node_is_a_lamina_error():
@@ -123,3 +127,26 @@ def test_models_the_importer_cannot_analyse_are_not_compatible():
     assert not LaminaBackend.is_compatible(model)
     with pytest.raises(LaminaError, match="opset 6"):
         LaminaBackend.prepare(model)
+
+
+def _reshape_by_input_model() -> onnx.ModelProto:
+    graph = helper.make_graph([helper.make_node("Reshape", ["x", "shape"], ["y"])], "reshape_by_input",
+                              [helper.make_tensor_value_info("x", TensorProto.FLOAT, [2, 6]),
+                               helper.make_tensor_value_info("shape", TensorProto.INT64, [2])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [None, None])])
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+
+
+def test_a_shape_fed_as_an_input_is_bound_at_run_time_and_each_value_imports_once():
+    rep = LaminaBackend.prepare(_reshape_by_input_model())
+    x = np.arange(12, dtype=np.float32).reshape(2, 6)
+    for shape in ([3, 4], [4, -1], [3, 4]):
+        (y,) = rep.run([x, np.array(shape, np.int64)])
+        np.testing.assert_array_equal(y, x.reshape(shape))
+    assert len(rep._reps) == 2
+
+
+def test_a_bound_value_the_importer_refuses_is_a_lamina_error():
+    rep = LaminaBackend.prepare(_reshape_by_input_model())
+    with pytest.raises(LaminaError, match="Reshape"):
+        rep.run([np.zeros((2, 6), np.float32), np.array([5, 5], np.int64)])

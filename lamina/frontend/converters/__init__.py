@@ -1,7 +1,7 @@
 """Converters, one module per family of ONNX operators; importing registers them."""
 
-from . import (activations, constants, control_flow, convolution, elementwise, linear, normalization, pooling,
-               quantization, recurrent, reductions, resize, shape_ops)
+from . import (activations, constants, control_flow, convolution, elementwise, linear, logical, normalization,
+               pooling, quantization, recurrent, reductions, resize, shape_ops)
 
-__all__ = ["activations", "constants", "control_flow", "convolution", "elementwise", "linear", "normalization",
-           "pooling", "quantization", "recurrent", "reductions", "resize", "shape_ops"]
+__all__ = ["activations", "constants", "control_flow", "convolution", "elementwise", "linear", "logical",
+           "normalization", "pooling", "quantization", "recurrent", "reductions", "resize", "shape_ops"]

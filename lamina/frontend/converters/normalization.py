@@ -1,4 +1,4 @@
-"""Normalizations and softmax: BatchNormalization, LayerNormalization, LRN, Softmax."""
+"""Normalizations and softmax: BatchNormalization, LayerNormalization, InstanceNormalization, LRN, Softmax."""
 
 from __future__ import annotations
 
@@ -43,6 +43,20 @@ def convert_layer_norm(n: NodeEmitter):
     scale = n.broadcast(n.input(1), normalized)
     bias = n.broadcast(n.input(2), normalized) if n.has_input(2) else n.splat(spec.with_shape(normalized), 0)
     return [n.emit("layer_norm", data, scale, bias, axis=axis, epsilon=n.attr("epsilon", 1e-5)), None, None]
+
+
+@converter("InstanceNormalization", graph_ops=("layer_norm", "splat", "broadcast", "mul", "add"),
+           notes="`epsilon`: a layer_norm over the spatial dimensions, then the per-channel scale and bias.")
+def convert_instance_norm(n: NodeEmitter):
+    data = n.input(0)
+    spec = n.spec(data)
+    normalized = spec.shape[2:]
+    plain = n.emit("layer_norm", data, n.splat(spec.with_shape(normalized), 1.0),
+                   n.splat(spec.with_shape(normalized), 0.0), axis=2, epsilon=n.attr("epsilon", 1e-5))
+    per_channel = (spec.shape[1], *[1] * len(normalized))
+    scale = n.broadcast(n.reshape(n.input(1), per_channel), spec.shape)
+    bias = n.broadcast(n.reshape(n.input(2), per_channel), spec.shape)
+    return n.emit("add", n.emit("mul", plain, scale), bias)
 
 
 @converter("LRN", graph_ops=("lrn",), notes="`size`, `alpha`, `beta`, `bias`.")

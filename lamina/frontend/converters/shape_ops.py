@@ -1,4 +1,4 @@
-"""Data movement: reshapes, Expand, Transpose, Concat, Slice, Pad, Tile, Gather.
+"""Data movement: reshapes, Expand, Transpose, Concat, Slice, Pad, Tile, Gather, GatherElements, Split, Trilu.
 
 Shape-like inputs (target shapes, axes, bounds, pads, repeats) must be known
 at compile time; they become the graph ops' attributes or result types.
@@ -185,3 +185,39 @@ def convert_tile(n: NodeEmitter):
 def convert_gather(n: NodeEmitter):
     data = n.input(0)
     return n.emit("gather", data, n.input(1), axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank))
+
+
+@converter("GatherElements", graph_ops=("gather_elements",), notes="`axis`, negative included; i32 or i64 indices.")
+def convert_gather_elements(n: NodeEmitter):
+    data = n.input(0)
+    return n.emit("gather_elements", data, n.input(1), axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank))
+
+
+@converter("Trilu", graph_ops=("where", "constant", "splat", "broadcast"), static_inputs={1: "k"},
+           notes="`upper`, constant `k`: a `graph.where` with a constant triangular mask.")
+def convert_trilu(n: NodeEmitter):
+    data = n.input(0)
+    spec = n.spec(data)
+    k = n.static_ints(1)[0] if n.has_input(1) else 0
+    rows, columns = spec.shape[-2:]
+    triangle = np.triu if n.attr("upper", 1) else np.tril
+    keep = triangle(np.ones((rows, columns), bool), k)
+    mask = n.broadcast(n.constant(keep), spec.shape)
+    return n.emit("where", mask, data, n.splat(spec, 0))
+
+
+@converter("Split", graph_ops=("slice",),
+           notes="`axis`, sizes from the `split` input or attribute or `num_outputs` (as ONNX shape inference "
+                 "gives each output's shape): one slice per output.")
+def convert_split(n: NodeEmitter):
+    data = n.input(0)
+    shape = n.spec(data).shape
+    axis = normalized_axis(n.attr("axis", 0), len(shape))
+    results, start = [], 0
+    for index in range(n.output_count):
+        size = n.output_spec(index).shape[axis]
+        starts, ends = [0] * len(shape), list(shape)
+        starts[axis], ends[axis] = start, start + size
+        results.append(n.emit("slice", data, starts=starts, ends=ends, steps=[1] * len(shape)))
+        start += size
+    return results

@@ -449,6 +449,10 @@ module attributes {buffer.activation_bytes = 128 : i64, buffer.constant_bytes = 
     %18 = "buffer.alloc"() {name = "resize_nearest", offset = -1 : i64} : () -> memref<1x1x4x4xf32>
     // CHECK-NEXT: "buffer.resize_nearest"(%18, %3) {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (memref<1x1x4x4xf32>, memref<1x1x2x2xf32>) -> ()
     "buffer.resize_nearest"(%18, %3) {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (memref<1x1x4x4xf32>, memref<1x1x2x2xf32>) -> ()
+    // CHECK-NEXT: %19 = "buffer.alloc"() {name = "gather_elements", offset = -1 : i64} : () -> memref<2x3xf32>
+    %19 = "buffer.alloc"() {name = "gather_elements", offset = -1 : i64} : () -> memref<2x3xf32>
+    // CHECK-NEXT: "buffer.gather_elements"(%19, %0, %6) {axis = 0 : i64} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x3xi32>) -> ()
+    "buffer.gather_elements"(%19, %0, %6) {axis = 0 : i64} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x3xi32>) -> ()
     // CHECK-NEXT: "buffer.dealloc"(%5) : (memref<2x3xf32>) -> ()
     "buffer.dealloc"(%5) : (memref<2x3xf32>) -> ()
     // CHECK-NEXT: "buffer.dealloc"(%6) : (memref<2x3xi32>) -> ()
@@ -477,6 +481,8 @@ module attributes {buffer.activation_bytes = 128 : i64, buffer.constant_bytes = 
     "buffer.dealloc"(%17) : (memref<2x1xf32>) -> ()
     // CHECK-NEXT: "buffer.dealloc"(%18) : (memref<1x1x4x4xf32>) -> ()
     "buffer.dealloc"(%18) : (memref<1x1x4x4xf32>) -> ()
+    // CHECK-NEXT: "buffer.dealloc"(%19) : (memref<2x3xf32>) -> ()
+    "buffer.dealloc"(%19) : (memref<2x3xf32>) -> ()
     // CHECK-NEXT: return
     return
   }

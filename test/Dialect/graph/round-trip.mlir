@@ -179,6 +179,10 @@ func.func @data_movement() {
   %17 = "graph.placeholder"() {name = "small"} : () -> tensor<1x1x2x2xf32>
   // CHECK-NEXT: %18 = "graph.resize_nearest"(%17) {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
   %18 = "graph.resize_nearest"(%17) {coordinate_transformation_mode = "asymmetric", nearest_mode = "floor", scales = array<f32: 1.000000e+00, 1.000000e+00, 2.000000e+00, 2.000000e+00>} : (tensor<1x1x2x2xf32>) -> tensor<1x1x4x4xf32>
+  // CHECK-NEXT: %19 = "graph.constant"() {value = dense<{{\[}}[1, 0, -1], [0, 1, -2]]> : tensor<2x3xi64>} : () -> tensor<2x3xi64>
+  %19 = "graph.constant"() {value = dense<[[1, 0, -1], [0, 1, -2]]> : tensor<2x3xi64>} : () -> tensor<2x3xi64>
+  // CHECK-NEXT: %20 = "graph.gather_elements"(%0, %19) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  %20 = "graph.gather_elements"(%0, %19) {axis = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
   // CHECK-NEXT: return
   return
 }

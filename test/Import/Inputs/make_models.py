@@ -72,7 +72,8 @@ def unsupported():
     """Three nodes Lamina cannot import, and one that only follows from them."""
     return _model([node("Unique", ["x"], ["u"], name="unique"),
                    node("Relu", ["u"], ["r"], name="after_unique"),
-                   node("Resize", ["x", "", "s"], ["z"], name="bilinear", mode="linear"),
+                   node("Resize", ["x", "", "s"], ["z"], name="bilinear", mode="linear",
+                        coordinate_transformation_mode="tf_crop_and_resize"),
                    node("Custom", ["x"], ["c"], name="custom", domain="com.example")],
                   [("x", [1, 1, 2, 2])], ["r", "z", "c"], [("s", np.array([1, 1, 2, 2], np.float32))],
                   domains=["com.example"])

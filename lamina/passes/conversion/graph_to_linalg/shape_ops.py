@@ -6,8 +6,8 @@ reinterpretations), forward slices are `tensor.extract_slice`, concat and
 constant pads are `tensor.insert_slice`/`tensor.pad`. The rest are
 `linalg` ops whose indexing maps are projected permutations (what tiling and
 vectorization handle): `linalg.transpose`, `linalg.broadcast`, and generics
-for tile, backward slices, reflect/edge pads and gather (the last two read
-their source with `tensor.extract` at computed indices).
+for tile, backward slices, reflect/edge pads, gather and gather_elements
+(the last three read their source with `tensor.extract` at computed indices).
 """
 
 from __future__ import annotations
@@ -249,5 +249,26 @@ def _gather(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
         return tensor.extract(data, [*outer, clamped, *inner])
 
     (gathered,) = generic([indices], [empty(result)], [affine_map(result.rank, index_dims), identity_map(result.rank)],
+                          [PARALLEL] * result.rank, body)
+    return [gathered]
+
+
+@converts("gather_elements")
+def _gather_elements(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    """out[i...] = data[i... with i[axis] = indices[i...]], negative indices wrapped and out-of-range ones
+    clamped (as gather's)."""
+    data, indices = operands
+    axis = op.attr("axis")
+    result = result_type(op)
+    size = _type(data).shape[axis]
+
+    def body(index, _):
+        position = arith.index_cast(ir.IndexType.get(), index)
+        wrapped = arith.select(arith.cmpi(arith.CmpIPredicate.slt, position, _index(0)),
+                               arith.addi(position, _index(size)), position)
+        clamped = arith.minsi(arith.maxsi(wrapped, _index(0)), _index(size - 1))
+        return tensor.extract(data, [clamped if d == axis else _loop_index(d) for d in range(result.rank)])
+
+    (gathered,) = generic([indices], [empty(result)], [identity_map(result.rank), identity_map(result.rank)],
                           [PARALLEL] * result.rank, body)
     return [gathered]

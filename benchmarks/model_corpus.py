@@ -1,0 +1,243 @@
+"""The real-model corpus through every level of Lamina, each against onnxruntime.
+
+Usage: .venv/bin/python benchmarks/model_corpus.py [--models a,b] [--arch pynq-z1] [--levels graph,cpu,accelerator]
+       [--output NAME]
+
+Each model of `test/python/corpus_models.py` is exported with torch.onnx into a
+temporary directory (no weights are written into the repository), run by
+onnxruntime (the oracle), imported by Lamina with its dynamic dimensions fixed
+by `input_shapes`, then run by the graph interpreter, the CPU path (linalg,
+LLVM JIT) and the accelerator (`lamina-compile`'s pipeline, host parts where
+needed, then the simulator). The onnx wheel's light models (seeded random
+weights) and its pytorch-converted models run the same way. For each level:
+rel = max |lamina - onnxruntime| / max |onnxruntime| over the output, and the
+cosine similarity; "std" is the oracle output's standard deviation (healthy
+activations, not 1e-23). The first LaminaError of a model is its "first
+error". Writes `benchmarks/results/model-corpus.md` and `docs/model-corpus.md` (or `--output`'s name),
+after each finished section.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import onnx
+import onnxruntime
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT / "test" / "python"))
+
+import corpus_models  # noqa: E402
+from import_and_interpret import report_header  # noqa: E402
+from light_models import LIGHT_MODELS, load_light_model  # noqa: E402
+
+from lamina.driver.compiler import MODEL_FILES_NAME, compile_model  # noqa: E402
+from lamina.dialects.context import make_context  # noqa: E402
+from lamina.dialects.diagnostics import LaminaError  # noqa: E402
+from lamina.frontend.onnx_importer import import_model  # noqa: E402
+from lamina.frontend.random_weights import random_inputs, randomize_weights  # noqa: E402
+from lamina.runtime import cpu_executor, tcu_simulator  # noqa: E402
+from lamina.runtime.graph_interpreter import run as interpret  # noqa: E402
+
+COMMAND = ".venv/bin/python benchmarks/model_corpus.py"
+PYTORCH_CONVERTED = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted"
+LEVELS = ("graph", "cpu", "accelerator")
+TOLERANCE = 1e-4
+
+
+@dataclass
+class Outcome:
+    """One model through every level: per level (rel, cosine) or the error that stopped it."""
+
+    name: str
+    source: str
+    std: float | None = None
+    imported: bool = False
+    levels: dict[str, tuple[float, float] | str] = field(default_factory=dict)
+    first_error: str = ""
+
+    def fail(self, level: str, error: Exception) -> None:
+        lines = str(error).splitlines() or [type(error).__name__]
+        message = " ".join(line.strip() for line in lines[:2])  # a problem list: its count and first problem
+        self.levels[level] = "error"
+        self.first_error = self.first_error or f"{level}: {message}"
+
+
+def accuracy(actual: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
+    """(max |a - r| / max |r|, cosine similarity) of two outputs."""
+    a, r = np.asarray(actual, np.float64).ravel(), np.asarray(reference, np.float64).ravel()
+    scale = np.abs(r).max() or 1.0
+    norms = np.linalg.norm(a) * np.linalg.norm(r)
+    return float(np.abs(a - r).max() / scale), float(a @ r / norms) if norms else 1.0
+
+
+def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray], arch: str | None,
+              workdir: Path, levels: tuple[str, ...] = LEVELS) -> Outcome:
+    """Everything about one ONNX file: oracle, import, and each level against the oracle."""
+    outcome = Outcome(name, source)
+    try:
+        session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+        output = session.get_outputs()[0].name
+        reference = session.run([output], inputs)[0]
+    except Exception as error:  # noqa: BLE001 - the oracle cannot run it (e.g. an opset-1 op): nothing to compare
+        outcome.fail("onnxruntime", error)
+        return outcome
+    outcome.std = float(np.std(reference))
+    shapes = {key: value.shape for key, value in inputs.items()}
+    context = make_context()
+    try:
+        module = import_model(str(path), context, input_shapes=shapes)
+    except LaminaError as error:
+        outcome.fail("import", error)
+        return outcome
+    outcome.imported = True
+    runners = {"graph": lambda: interpret(module, inputs),
+               "cpu": lambda: cpu_executor.compile_model(module).run(inputs),
+               "accelerator": lambda: _accelerate(path, arch, workdir / name, shapes, inputs)}
+    for level, run in runners.items():
+        if level not in levels or (level == "accelerator" and not arch):
+            continue
+        try:
+            outcome.levels[level] = accuracy(run()[output], reference)
+        except LaminaError as error:
+            outcome.fail(level, error)
+    return outcome
+
+
+def _accelerate(path: Path, arch: str, outdir: Path, shapes, inputs) -> dict[str, np.ndarray]:
+    compile_model(path, arch, outdir, input_shapes=shapes)
+    return tcu_simulator.simulate(str(outdir / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs
+
+
+def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: tuple[str, ...],
+                    outcomes: list[Outcome], written: Callable[[], object]) -> list[Outcome]:
+    """Each corpus model's outcome appended to `outcomes`, calling `written` after each."""
+    for spec in corpus_models.CORPUS:
+        if names and spec.name not in names:
+            continue
+        exporter = "dynamo" if spec.dynamo else "legacy"
+        source = f"{spec.family}; torch.onnx {exporter}, opset {spec.opset}" + (", dynamic axes" if spec.dynamic else "")
+        path = corpus_models.export(spec, workdir)
+        inputs = spec.inputs(np.random.default_rng(corpus_models.SEED))
+        outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir, levels))
+        written()
+    return outcomes
+
+
+def light_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
+    outcomes = []
+    for name in LIGHT_MODELS:
+        model = randomize_weights(load_light_model(name), seed=0)
+        path = workdir / f"light_{name}.onnx"
+        onnx.save(model, str(path))
+        outcomes.append(_timed(run_model, f"light_{name}", "onnx wheel light model, random weights (seed 0)", path,
+                               random_inputs(model, seed=1), arch, workdir, levels))
+    return outcomes
+
+
+def pytorch_converted_outcomes(workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
+    """The onnx wheel's pytorch-converted models with their stored inputs (no accelerator: layer tests)."""
+    outcomes = []
+    for directory in sorted(PYTORCH_CONVERTED.iterdir()):
+        model = onnx.load(str(directory / "model.onnx"))
+        names = [value.name for value in model.graph.input
+                 if value.name not in {tensor.name for tensor in model.graph.initializer}]
+        stored = sorted((directory / "test_data_set_0").glob("input_*.pb"))
+        inputs = {name: onnx.numpy_helper.to_array(onnx.load_tensor(str(file))) for name, file in zip(names, stored)}
+        outcomes.append(_timed(run_model, directory.name, "onnx wheel pytorch-converted", directory / "model.onnx",
+                               inputs, None, workdir, levels))
+    return outcomes
+
+
+def _timed(function, *args) -> Outcome:
+    start = time.perf_counter()
+    outcome = function(*args)
+    print(f"{outcome.name}: {'imported' if outcome.imported else 'not imported'} "
+          f"{outcome.levels} {outcome.first_error[:120]} ({time.perf_counter() - start:.1f} s)", flush=True)
+    return outcome
+
+
+def cell(value) -> str:
+    if value is None:
+        return "-"
+    if isinstance(value, str):
+        return value
+    rel, cosine = value
+    return f"{rel:.1e} / {cosine:.6f}"
+
+
+def table(outcomes: list[Outcome], levels=LEVELS) -> list[str]:
+    head = " | ".join(f"{level} rel / cos" for level in levels)
+    lines = [f"| model | source | std | import | {head} | first error |",
+             "|---|---|---:|---|" + "---|" * len(levels) + "---|"]
+    for o in outcomes:
+        error = o.first_error.replace("|", "\\|")[:200]
+        values = " | ".join(cell(o.levels.get(level)) for level in levels)
+        std = f"{o.std:.2g}" if o.std is not None else "-"
+        lines.append(f"| {o.name} | {o.source} | {std} | {'yes' if o.imported else 'no'} | {values} | {error} |")
+    return lines
+
+
+def summary(outcomes: list[Outcome], levels=LEVELS) -> str:
+    ran = [level for level in levels if any(level in o.levels for o in outcomes)]
+    within = {level: sum(1 for o in outcomes if isinstance(o.levels.get(level), tuple)
+                         and o.levels[level][0] <= TOLERANCE) for level in ran}
+    counts = ", ".join(f"{level} within {TOLERANCE:g}: {count}" for level, count in within.items())
+    return f"{len(outcomes)} models; imported: {sum(o.imported for o in outcomes)}; {counts}."
+
+
+def report(sections: list[tuple[str, list[Outcome], tuple[str, ...]]], arch: str | None, seconds: float) -> str:
+    lines = [*report_header("The real-model corpus against onnxruntime", " ".join([COMMAND, *sys.argv[1:]])),
+             f"Accelerator architecture: {arch or 'not run'}. Total {seconds:.0f} s.", "",
+             "rel = max |Lamina - onnxruntime| / max |onnxruntime| over the first output; cos = cosine "
+             "similarity; std = the oracle output's standard deviation. `error` cells: the first error says "
+             "why. Models are built by `test/python/corpus_models.py` (tiny configs, random init, CNNs "
+             "He-initialized with batch-norm statistics measured on a random batch).", ""]
+    for title, outcomes, levels in sections:
+        lines += [f"## {title}", "", summary(outcomes, levels), "", *table(outcomes, levels), ""]
+    return "\n".join(lines)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--models", default="", help="comma-separated corpus model names (default: all)")
+    parser.add_argument("--arch", default="pynq-z1")
+    parser.add_argument("--levels", default=",".join(LEVELS), help="levels to run (the rest are '-')")
+    parser.add_argument("--output", default="model-corpus", help="report name under benchmarks/results/ and docs/")
+    args = parser.parse_args()
+    levels = tuple(level for level in args.levels.split(",") if level)
+    arch = args.arch if "accelerator" in levels else None
+    names = [name for name in args.models.split(",") if name]
+    outputs = (ROOT / "benchmarks" / "results" / f"{args.output}.md", ROOT / "docs" / f"{args.output}.md")
+    warnings.filterwarnings("ignore")
+    start = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix="lamina-corpus-") as scratch:
+        workdir = Path(scratch)
+        sections = [("Exported models", [], LEVELS)]
+        corpus_outcomes(names, arch, workdir, levels, sections[0][1], lambda: write(sections, arch, start, outputs))
+        if not names:
+            sections.append(("The onnx wheel's pytorch-converted models", pytorch_converted_outcomes(workdir, levels),
+                             ("graph", "cpu")))
+            write(sections, arch, start, outputs)
+            sections.append(("The onnx wheel's light models", light_outcomes(arch, workdir, levels), LEVELS))
+    print(write(sections, arch, start, outputs))
+
+
+def write(sections, arch: str | None, start: float, outputs: tuple[Path, ...]) -> str:
+    """The report so far, into each output (a long run records each finished section)."""
+    text = report(sections, arch, time.perf_counter() - start)
+    for path in outputs:
+        path.write_text(text + "\n")
+    return text
+
+
+if __name__ == "__main__":
+    main()

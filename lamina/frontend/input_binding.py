@@ -1,0 +1,51 @@
+"""Graph inputs whose values decide shapes, and binding them to values.
+
+Lamina's graph level is static: a Reshape's shape, a Squeeze's axes or a
+Pad's pads must be known when the model is imported. When such an operand is
+computed from a graph input (ONNX's node tests feed `axes` as an input), a
+caller that has the input's value can bind it: the input becomes an
+initializer and the model is specialized for that value, as a JIT would
+specialize on it. `lamina/runtime/onnx_backend.py` does this at run time.
+"""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+import numpy as np
+import onnx
+from onnx import numpy_helper
+
+from .registry import CONVERTERS
+from .static_shapes import graph_inputs
+
+# Operators that read only their input's shape, never its values.
+_SHAPE_READERS = frozenset({"Shape", "Size"})
+
+
+def value_inputs(model: onnx.ModelProto) -> list[str]:
+    """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) is computed from."""
+    producers = {name: node for node in model.graph.node for name in node.output if name}
+    wanted = [node.input[index] for node in model.graph.node if node.op_type in CONVERTERS
+              for index in CONVERTERS[node.op_type].static_inputs if index < len(node.input) and node.input[index]]
+    seen: set[str] = set()
+    while wanted:
+        name = wanted.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        producer = producers.get(name)
+        if producer is not None and producer.op_type not in _SHAPE_READERS:
+            wanted.extend(value for value in producer.input if value)
+    return [value.name for value in graph_inputs(model.graph) if value.name in seen]
+
+
+def bind_inputs(model: onnx.ModelProto, values: Mapping[str, np.ndarray]) -> onnx.ModelProto:
+    """A copy of `model` in which each input named in `values` is an initializer holding that value."""
+    copy = onnx.ModelProto()
+    copy.CopyFrom(model)
+    kept = [value for value in copy.graph.input if value.name not in values]
+    del copy.graph.input[:]
+    copy.graph.input.extend(kept)
+    copy.graph.initializer.extend(numpy_helper.from_array(np.asarray(array), name) for name, array in values.items())
+    return copy
