@@ -16,10 +16,10 @@ from .reference import ReferenceBackend
 
 
 class CpuBackend(ReferenceBackend):
-    """Runs what the interpreter runs, with recurrent layers lowered."""
+    """Runs what the interpreter runs, with recurrent layers (and, as every backend, training ops) lowered."""
 
     name = "cpu"
     summary = "the CPU path (linalg, LLVM): lowers the recurrent layers, which have no linalg converter"
 
     def should_lower(self, op: OpView) -> bool:
-        return op.name in CELLS
+        return op.name in CELLS or super().should_lower(op)

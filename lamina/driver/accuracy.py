@@ -103,7 +103,7 @@ def calibration_samples(specs: Mapping[str, TensorSpec], path: str | None, count
     if len(counts) != 1 or 0 in counts:
         raise LaminaError(f"{path}: every input needs the same, non-zero number of samples, got {sorted(counts)}")
     (total,) = counts
-    samples = [{name: np.asarray(arrays[name][k], np.float32) for name in specs} for k in range(total)]
+    samples = [{name: np.asarray(arrays[name][k], spec.dtype) for name, spec in specs.items()} for k in range(total)]
     return samples, f"{total} samples from {path}"
 
 

@@ -56,7 +56,7 @@ def import_model(model: onnx.ModelProto | str, context: ir.Context, input_shapes
     known = {name: (analysis.specs[name].shape, analysis.element_types[name])
              for name in (output.name for output in analysis.graph.output)
              if name in analysis.specs and name in analysis.element_types}
-    check_with_onnx_checker(analysis.model, source, known)
+    check_with_onnx_checker(proto, source, known)  # the model as given, before Lamina expands functions
     module = ModuleBuilder(analysis, context).build()
     check_module(module)
     return module

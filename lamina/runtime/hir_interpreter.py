@@ -57,20 +57,20 @@ def computes(*names: str):
 
 
 def inputs(module: ir.Operation) -> dict[str, TensorSpec]:
-    """The model's inputs (float32, as the graph had them): from their Vars, or the host segment reading them."""
+    """The model's inputs as the graph had them: float32 Vars, or the type of the host segment reading them
+    (integer indices stay integers)."""
     names, _ = interface_of(module)
-    shapes: dict[str, tuple[int, ...]] = {}
+    specs: dict[str, TensorSpec] = {}
     for op in body_ops(module):
         if op.name == "hir.vars":
-            shapes.setdefault(HIR.view(op).attr("name"), spec_of(op.result.type).shape)
+            specs.setdefault(HIR.view(op).attr("name"), TensorSpec(spec_of(op.result.type).shape, np.float32))
         elif op.name == "hir.host":
             host = parse_module(HIR.view(op).attr("module"), module.context, embedded_source(op, "module"))
-            for name, spec in graph_inputs(host).items():
-                shapes.setdefault(name, spec.shape)
-    missing = [name for name in names if name not in shapes]
+            specs.update(graph_inputs(host))  # the host's type wins: it reads the value as given
+    missing = [name for name in names if name not in specs]
     if missing:
         raise LaminaError(f"HIR model input(s) {', '.join(missing)} are read by nothing: no Vars and no host segment")
-    return {name: TensorSpec(shapes[name], np.float32) for name in names}
+    return {name: specs[name] for name in names}
 
 
 def run_hir(module: ir.Operation, feeds: Mapping[str, np.ndarray],

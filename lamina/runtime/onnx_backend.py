@@ -26,6 +26,7 @@ from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.input_binding import bind_inputs, value_inputs
 from lamina.frontend.onnx_importer import import_model, unsupported_nodes
 from lamina.frontend.static_shapes import dynamic_inputs
+from lamina.frontend.validation import check_with_onnx_checker
 from lamina.runtime.graph_interpreter import run as interpret
 
 
@@ -115,11 +116,15 @@ class LaminaBackend(Backend):
     @classmethod
     def is_compatible(cls, model: onnx.ModelProto, device: str = "CPU", **kwargs: Any) -> bool:
         """False when the importer would refuse the model: an unsupported node, element type or
-        shape, or a model it cannot analyse at all (too old an opset, failed shape inference)."""
+        shape, a model it cannot analyse at all (too old an opset, failed shape inference), or one
+        ONNX's full checker rejects."""
         if not cls.supports_device(device):
             return False
         try:
-            return not unsupported_nodes(model, kwargs.get("input_shapes"))
+            if unsupported_nodes(model, kwargs.get("input_shapes")):
+                return False
+            check_with_onnx_checker(model, model.graph.name or "<onnx model>")
+            return True
         except LaminaError:
             return False
 

@@ -80,7 +80,7 @@ def test_unknown_light_model():
 
 @pytest.mark.parametrize("option, message", [
     ("data_0", "--input-shape expects NAME=DIMxDIM... (e.g. data=1x3x224x224), got 'data_0'"),
-    ("data=1x3", "/light_vgg19.onnx: --input-shape names 'data', which is not a model input; inputs: data_0"),
+    ("data=1x3", "light:vgg19: --input-shape names 'data', which is not a model input; inputs: data_0"),
 ])
 def test_bad_input_shape(option, message):
     result = lamina_import("light:vgg19", "--input-shape", option)

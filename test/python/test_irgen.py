@@ -90,7 +90,7 @@ def assert_same_outputs_after_irgen(module: ir.Operation, inputs: dict[str, np.n
 
 
 # Control flow and recurrent layers have no buffer form (docs/control-flow.md): IRGen refuses them.
-NO_BUFFER_FORM = {"control_flow", "recurrent"}
+NO_BUFFER_FORM = {"control_flow", "recurrent", "precision"}  # quantized types have no memref form yet
 
 
 @pytest.mark.parametrize("function", sorted(set(graph_round_trip_functions()) - NO_BUFFER_FORM))

@@ -92,7 +92,7 @@ def test_checker_rejection_is_reported_with_its_reason():
 def test_input_shape_over_int64_is_an_error():
     model = make_model([node("Relu", ["x"], ["y"])], {"x": randn(3)}, ["y"])
     message = _error(model, input_shapes={"x": (2 ** 64,)})
-    assert "--input-shape x: dimension 18446744073709551616 is not in [1, 2^63 - 1]" in message
+    assert "--input-shape x: dimension 18446744073709551616 is larger than 2^63 - 1" in message
 
 
 def test_binary_model_named_json(tmp_path):

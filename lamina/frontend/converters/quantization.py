@@ -49,6 +49,21 @@ def _check_qdq(view: NodeView) -> Iterable[str]:
         yield "blocked quantization (block_size) is not supported"
 
 
+def _quantized_sources(view: NodeView, indices: Iterable[int]) -> Iterable[str]:
+    """Quantized inputs that are model inputs: stored integers whose scale no producer gives at import."""
+    produced = {output for node in view.analysis.nodes for output in node.output}
+    for index in indices:
+        if (view.has_input(index) and view.static(index) is None
+                and view.input_name(index) not in produced):
+            yield (f"input {index} must be a quantized value (QuantizeLinear's or a QLinear op's output) "
+                   "or a constant")
+
+
+def _check_dequantize(view: NodeView) -> Iterable[str]:
+    yield from _check_qdq(view)
+    yield from _quantized_sources(view, (0,))
+
+
 @converter("QuantizeLinear", graph_ops=("quantize",), static_inputs={1: "y_scale", 2: "y_zero_point"}, check=_check_qdq,
            notes="Per tensor or per axis; the stored type is the zero point's (default uint8).")
 def convert_quantize_linear(n: NodeEmitter):
@@ -59,7 +74,7 @@ def convert_quantize_linear(n: NodeEmitter):
 
 
 @converter("DequantizeLinear", graph_ops=("dequantize", "constant"), static_inputs={1: "x_scale", 2: "x_zero_point"},
-           check=_check_qdq, notes="Per tensor or per axis; constant integer inputs become quantized constants.")
+           check=_check_dequantize, notes="Per tensor or per axis; constant integer inputs become quantized constants.")
 def convert_dequantize_linear(n: NodeEmitter):
     spec = n.spec(n.input(0))
     params, _ = _params(n, 1, 2, n.attr("axis", 1) % max(spec.rank, 1))
@@ -108,6 +123,7 @@ QLINEAR_CONV_INPUTS = {1: "x_scale", 2: "x_zero_point", 3: "w", 4: "w_scale", 5:
 
 
 def _check_qlinear_conv(view: NodeView) -> Iterable[str]:
+    yield from _quantized_sources(view, (0,))
     yield from check_auto_pad(view)
     yield from _check_zero_points(view, (2, 5, 7))
 
@@ -125,6 +141,7 @@ def convert_qlinear_conv(n: NodeEmitter):
 
 
 def _check_qlinear_matmul(view: NodeView) -> Iterable[str]:
+    yield from _quantized_sources(view, (0,))
     yield from _check_zero_points(view, (2, 5, 7))
     a, b = view.input_spec(0), view.input_spec(3)
     if a is not None and b is not None and (a.rank != 2 or b.rank != 2):

@@ -44,4 +44,4 @@
 
 // Reading an integer attribute wider than 64 bits aborted in the bindings (APInt).
 // CHECK:  dialect-named-op.mlir:[[# @LINE + 1]]:1: error: 'hir.temp' op attribute 'layer' must be i64: integer attribute 9223372036854775808 : i256 must have at most 64 bits
-"hir.temp"() {layer = 9223372036854775808 : i256} : () -> memref<1x4x3x3xi16>
+"hir.temp"() {binary_point = 8 : i64, layer = 9223372036854775808 : i256} : () -> memref<1x4x3x3xi16>

@@ -97,8 +97,14 @@ class Formats:
 
 
 def seeded_samples(specs: Mapping[str, TensorSpec], count: int, seed: int) -> list[dict[str, np.ndarray]]:
-    """`count` U[0, 1) samples of the inputs `specs`, sample k drawn from seed + k."""
-    return [{name: np.random.default_rng(seed + k).random(spec.shape, np.float32) for name, spec in specs.items()}
+    """`count` U[0, 1) samples of the inputs `specs`, sample k drawn from seed + k. Integer inputs (indices)
+    get zeros: the one value every index input accepts."""
+    def sample(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
+        if np.issubdtype(spec.dtype, np.floating):
+            return rng.random(spec.shape, np.float32)
+        return np.zeros(spec.shape, spec.dtype)
+
+    return [{name: sample(np.random.default_rng(seed + k), spec) for name, spec in specs.items()}
             for k in range(count)]
 
 
