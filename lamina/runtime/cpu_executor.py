@@ -76,7 +76,9 @@ class CompiledModel:
     module: ir.Module  # keeps the context the engine was built from alive
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
-        arguments = [stored(array) for array in check_inputs(self.inputs, feeds).values()]
+        # Copies: compiled loops may carry their state in an argument's buffer, and the caller's arrays must
+        # not change (the node suite reuses its inputs across backends).
+        arguments = [np.array(stored(array), copy=True) for array in check_inputs(self.inputs, feeds).values()]
         results = {name: np.empty(spec.shape, storage_dtype(spec.dtype)) for name, spec in self.outputs.items()}
         descriptors = [ctypes.pointer(ctypes.pointer(get_ranked_memref_descriptor(array)))
                        for array in (*arguments, *results.values())]
