@@ -35,5 +35,5 @@ def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray
 
     for index, feeds in enumerate(samples):
         keep_first = index == 0
-        graph_interpreter.run(module, feeds, observe)
+        graph_interpreter.run(module, feeds, observe, verify=keep_first)  # the module does not change
     return ranges, first

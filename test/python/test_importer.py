@@ -435,6 +435,8 @@ def test_result_types_follow_onnx_shape_inference():
      r"node name: k\): One and only one of the attributes"),
     ([node("Add", ["x", ""], ["y"], name="a")], {"x": randn(2)}, 17,
      r"^node 'a' \(Add\): input 1 \('B'\) is required but given as ''$"),
+    ([node("Loop", ["", ""], ["y"], name="l")], {"x": randn(2)}, 17,  # fuzz seed 61 case 5639: a traceback
+     r"^\s*node 'l' \(Loop\): attribute 'body' is required but missing$"),
     ([node("Softmax", ["x"], ["y"], axis=1.5, name="s")], {"x": randn(2, 3)}, 17,
      r"^node 's' \(Softmax\): attribute 'axis' is FLOAT, the operator takes INT$"),
     ([node("Gather", ["x", "x"], ["y"], axis=[1], name="g")], {"x": randn(2, 3)}, 17,
