@@ -14,7 +14,7 @@ _TYPE_NAMES = {value: name for name, value in onnx.AttributeProto.AttributeType.
 
 
 def schema_problems(node: onnx.NodeProto, opset: int) -> list[str]:
-    """Required inputs left empty, required attributes missing (the checker lets a Loop without its body
+    """Required inputs left empty or missing, required attributes missing (the checker lets a Loop without its body
     through) and attributes whose type differs from the schema's."""
     try:
         schema = defs.get_schema(node.op_type, opset, node.domain)
@@ -24,6 +24,9 @@ def schema_problems(node: onnx.NodeProto, opset: int) -> list[str]:
     for index, name in enumerate(node.input):
         if name == "" and index < len(schema.inputs) and _required(schema.inputs[index]):
             problems.append(f"input {index} ('{schema.inputs[index].name}') is required but given as ''")
+    problems += [f"input {index} ('{parameter.name}') is required but missing"
+                 for index, parameter in enumerate(schema.inputs[len(node.input):], len(node.input))
+                 if _required(parameter)]
     given = {attribute.name for attribute in node.attribute}
     problems += [f"attribute '{name}' is required but missing" for name, attribute in schema.attributes.items()
                  if attribute.required and name not in given]

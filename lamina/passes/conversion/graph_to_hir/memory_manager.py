@@ -6,9 +6,14 @@ object and each input that a layer produces is saved straight into a
 multiple of N and the input to end on a tile boundary (or at the end of the
 output): whole channel tiles are the unit of the layout. An input that
 cannot be placed (a model input, a value the host reads, one already placed
-in another concat) is copied by a load -> save layer; a concat whose offsets
-are not aligned is built by 1x1 matmuls with 0/1 selection weights, the
-second one adding the first one's result (exact in fixed point: x + 0).
+in another concat) is copied by a load -> save layer. An N-input concat is a
+chain of binary concats; a link read only by the next one is not stored, so
+the last link places or copies all the chain's inputs (its leaves), and
+leaves whose channels are not tile-aligned are built, per group of leaves
+sharing channel tiles, by 1x1 matmuls with 0/1 selection weights into the
+group's tiles, each after the first adding what the group already holds
+(exact in fixed point: x + 0). Work grows with the leaves, not with the
+square of the chain.
 
 Vars are placed after emission from the HIR program itself: model inputs
 first from vector 0 and kept for the whole program, then every other object
