@@ -1,6 +1,6 @@
 """Compile time on the two shapes that were super-linear: an N-input Concat and a chain of N Relu.
 
-    python benchmarks/buffer_scaling.py [--concat 128,512] [--relu 1000,5000] [--out benchmarks/results/buffer_scaling.md]
+    python benchmarks/buffer_scaling.py [--concat 128,256,512] [--relu 1250,2500,5000] [--out benchmarks/results/buffer_scaling.md]
 
 Each model is imported, then `graph-to-buffers` runs as `lamina-compile`
 runs it (one pipeline); the table gives its seconds and those of the two
@@ -9,13 +9,16 @@ passes that were quadratic or worse, `buffer-inplace` and
 it). Then the whole `lamina-compile` flow for ultra96v2 (import,
 graph-optimize, HIR, schedule, model files, and the default accuracy
 check: the written model simulated on 8 samples against onnxruntime, whose
-worst SQNR the table gives). Figures measured before the fixes (issue 17)
+worst SQNR the table gives), and its growth when the model doubles (issue
+18's target: at most 2.2x). Figures measured before the fixes (issue 17)
 stand beside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -28,6 +31,9 @@ from lamina.driver.compiler import compile_model
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from import_and_interpret import report_header  # noqa: E402
 
 # Before the fixes (commit 91b4f7b), seconds: graph-to-buffers as benchmarks/results/buffer_scaling.md
 # recorded it then, lamina-compile as measured on that commit (issue 17 reported 46 s and > 600 s for
@@ -81,26 +87,32 @@ def compile_seconds(model: onnx.ModelProto, workdir: Path) -> tuple[float, float
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--concat", default="128,512")
-    parser.add_argument("--relu", default="1000,5000")
+    parser.add_argument("--concat", default="128,256,512")
+    parser.add_argument("--relu", default="1250,2500,5000")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
     rows = ["| model | graph-to-buffers (s) | before (s) | buffer-inplace (s) | buffer-eliminate-copies (s) "
-            "| lamina-compile (s) | before (s) | SQNR vs onnxruntime (dB) |",
-            "|---|---|---|---|---|---|---|---|"]
+            "| lamina-compile (s) | before (s) | growth per doubling | SQNR vs onnxruntime (dB) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    compiled_at: dict[tuple[str, int], float] = {}
     for kind, sizes, build in (("concat", args.concat, concat_model), ("relu", args.relu, relu_model)):
         for size in (int(s) for s in sizes.split(",") if s):
             seconds = measure(build(size))
             with tempfile.TemporaryDirectory() as workdir:
                 compiled, sqnr = compile_seconds(build(size), Path(workdir))
+            compiled_at[kind, size] = compiled
+            half = compiled_at.get((kind, size // 2)) if size % 2 == 0 else None
+            growth = f"{compiled / half:.2f}x" if half else ""
             rows.append(f"| {kind} x {size} | {seconds['graph-to-buffers']:.1f} | {_before(BEFORE, kind, size)} | "
                         f"{seconds['buffer-inplace']:.2f} | {seconds['buffer-eliminate-copies']:.2f} | "
-                        f"{compiled:.1f} | {_before(BEFORE_COMPILE, kind, size)} | {sqnr:.1f} |")
+                        f"{compiled:.1f} | {_before(BEFORE_COMPILE, kind, size)} | {growth} | {sqnr:.1f} |")
             print(rows[-1], flush=True)
-    text = "\n".join(rows) + "\n"
+    command = "python benchmarks/buffer_scaling.py " + " ".join(sys.argv[1:])
+    header = report_header("Compile time on wide and deep graphs", command.strip())
+    text = "\n".join([*header, f"Load average (1 min) {os.getloadavg()[0]:.1f} at the end.", "", *rows]) + "\n"
     print(text)
     if args.out:
-        args.out.write_text(f"Command: `python benchmarks/buffer_scaling.py`\n\n{text}")
+        args.out.write_text(text)
 
 
 def _before(table: dict, kind: str, size: int) -> str:
