@@ -14,7 +14,7 @@ import numpy as np
 from mlir import ir
 
 from .graph import GRAPH
-from .irdl import CONSTANT, SCALAR
+from .irdl import CONSTANT, SCALAR, DialectDef
 from .types import spec_of
 
 # The graph ops a constant is seen through (the broadcast-of-constant rule).
@@ -37,6 +37,24 @@ def producer(value: ir.Value, name: str) -> ir.Operation | None:
     """The op defining `value` if it is `graph.<name>`, else None."""
     op = defining_op(value)
     return op if op_name(op) == name else None
+
+
+def ops_of(module: ir.Operation, dialect: DialectDef) -> list[ir.Operation]:
+    """The ops of `dialect` in `module`, in program order.
+
+    A walk rather than iterating blocks: the bindings try (and fail) to import
+    a Python module for the op's dialect on every op they iterate, ~20 µs each,
+    which is most of the time on million-op programs.
+    """
+    found = []
+
+    def visit(op: ir.Operation):
+        if dialect.lookup(op) is not None:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
 
 
 def users(value: ir.Value) -> list[ir.Operation]:
