@@ -119,6 +119,14 @@ def _loaded_by(script: str) -> list[str]:
     return subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout.split()
 
 
+def _loaded_by_verifying(body: str) -> list[str]:
+    """The Lamina modules loaded by parsing and verifying a `func.func @main` with `body` in a fresh interpreter."""
+    return _loaded_by(
+        "from lamina.dialects.context import make_context, parse_module, verify_module\n"
+        f"verify_module(parse_module({'func.func @main() {' + body + ' return }'!r}, make_context()))\n"
+    )
+
+
 def test_importing_the_dialects_loads_nothing_outside_them():
     """`import lamina.dialects.context` loads no module outside `dialects` (the root package `lamina` aside):
     not even the target description, which only the HIR and LIR module verifiers need."""
@@ -128,20 +136,13 @@ def test_importing_the_dialects_loads_nothing_outside_them():
 
 
 def test_verifying_a_graph_module_loads_nothing_outside_the_dialects():
-    loaded = _loaded_by(
-        "from lamina.dialects.context import check_module, make_context, parse_module\n"
-        "text = 'func.func @main() {\\n  return\\n}'\n"
-        "check_module(parse_module(text, make_context()))\n"
-    )
+    loaded = _loaded_by_verifying('"graph.placeholder"() {name = "x"} : () -> tensor<2xf32>')
+    assert "lamina.dialects.values" in loaded
     assert [m for m in loaded if _layer(m) != "dialects"] == []
 
 
 def test_verifying_a_hir_module_loads_the_target_description():
     """The HIR module verifier needs the architecture: it is where the target package is loaded."""
-    loaded = _loaded_by(
-        "from lamina.dialects.context import make_context, parse_module, verify_module\n"
-        "text = 'func.func @main() {\\n  %0 = \"hir.vars\"() {base = 0 : i64, binary_point = 8 : i64, name = \"x\"}'"
-        " ' : () -> memref<1x4xi16>\\n  return\\n}'\n"
-        "print(verify_module(parse_module(text, make_context())))\n"
-    )
+    vars_op = '"hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4xi16>'
+    loaded = _loaded_by_verifying(vars_op)
     assert "lamina.dialects.hir_architecture" in loaded and "lamina.target.tcu.architecture" in loaded
