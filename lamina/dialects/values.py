@@ -66,6 +66,18 @@ def users(value: ir.Value) -> list[ir.Operation]:
     return list(found)
 
 
+def remap_operands(op: ir.Operation, mapping: dict) -> None:
+    """Make `op` and the ops in its regions read `mapping[v]` wherever they read `v`."""
+
+    def visit(nested: ir.Operation) -> ir.WalkResult:
+        for index, operand in enumerate(nested.operands):
+            if operand in mapping:
+                nested.operands[index] = mapping[operand]
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+
+
 def has_uses(value: ir.Value) -> bool:
     return next(iter(value.uses), None) is not None
 
