@@ -21,7 +21,7 @@ import onnx
 import onnx.inliner
 from onnx import defs, helper
 
-from lamina.errors import LaminaError
+from lamina.dialects.diagnostics import LaminaError
 
 from .analysis import DEFAULT_DOMAINS, default_opset, has_subgraph, node_label
 
