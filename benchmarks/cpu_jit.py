@@ -25,7 +25,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from cpu import load_average, median_seconds, onnxruntime_session  # noqa: E402
+from cpu import onnxruntime_session  # noqa: E402
+from harness import load_average, median_seconds  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 from light_models import load_light_model, random_inputs  # noqa: E402
 
