@@ -21,7 +21,7 @@ from mlir.dialects import irdl as irdl_dialect
 
 # Re-exported: the dialect tables import the attribute kinds with DialectDef.
 from .attr_kinds import BOOL, ELEMENTS, F32, F32S, I64, I64S, SCALAR, STR, AttrKind, encode_scalar  # noqa: F401
-from .diagnostics import format_location
+from .diagnostics import LaminaError, format_location
 from .types import ShapeError, TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
 
 
@@ -46,7 +46,11 @@ FORWARDING = "forwarding"  # the result is the first operand (removable)
 STORAGE = "storage"  # the result lives in its own storage (a model input or a weight), not in activation memory
 COMMUTATIVE = "commutative"  # operands may be swapped
 IN_PLACE = "in-place"  # may write its result over an input of the same type that dies there (Glow's inplaceOperand)
-TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE)
+VIEW = "view"  # the result is the operand's elements seen in another shape: a view of its memory, no copy
+LAYER = "layer"  # input x weights + a per-output-channel bias (Glow's Convolution and FullyConnected nodes)
+MEMORY_OBJECT = "memory-object"  # declares memory (a buffer, a Vars, Consts or Temp object) rather than computing
+TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE, VIEW, LAYER,
+          MEMORY_OBJECT)
 
 
 # IRDL 22 verifies every value of a variadic group against one constraint
@@ -106,6 +110,10 @@ class OpDef:
     # A training op (a gradient or the SGD update): every backend lowers it into
     # ordinary ops, so no executor needs a kernel for it (Glow's XGrad and SGD nodes).
     training: bool = False
+    # (operand, axis): the operand whose `axis` indexes the result's channels (axis 1), each
+    # channel scaled by its slice: a per-channel multiply after the op folds into that operand
+    # (and, for a LAYER, an add into its bias); quantization gives it per-channel scales.
+    channel_weights: tuple[str, int] | None = None
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}

@@ -35,7 +35,8 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.values import constant_view, is_constant_view, op_name
+from lamina.dialects.irdl import LAYER
+from lamina.dialects.values import constant_view, has_trait, is_constant_view, op_name
 from lamina.dialects.types import TensorSpec
 from lamina.target.tcu.fixed_point import DataType
 from lamina.target.tcu.program import MAX_SHIFT
@@ -158,7 +159,7 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
             point = data_binary_point(constant_view(weights), data_type, f"the weights of {_node(op)}") \
                 if weights is not None else 0
             products.append((op, activations, point))
-            if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_constant_view(op.operands[2]):
+            if has_trait(op, LAYER) and is_constant_view(op.operands[2]):
                 bias = constant_view(op.operands[2])  # stored at the output's format: the output must hold it
                 magnitude[result] = max(magnitude[result], float(np.max(np.abs(bias))) if bias.size else 0.0)
             continue

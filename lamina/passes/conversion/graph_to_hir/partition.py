@@ -21,13 +21,13 @@ from lamina.target.tcu.data_layout import as_nchw
 from lamina.dialects.context import embedded_source, parse_module, print_module
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
 from lamina.dialects.hir import HIR
-from lamina.dialects.irdl import INTERFACE
+from lamina.dialects.irdl import INTERFACE, MEMORY_OBJECT
 from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
 from lamina.dialects.values import is_constant_view, op_name, users
 
 from .graph_values import per_channel
-from .rules import ELEMENTWISE, POOL, form_of
+from .rules import ELEMENTWISE, PLACEMENT, POOL, form_of
 
 
 
@@ -103,7 +103,7 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
 
 def _reshape_verdict(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> str | None:
     def on_accelerator(user: ir.Operation) -> bool:
-        return user in verdicts and verdicts[user] is None and op_name(user) not in ("reshape", "concat")
+        return user in verdicts and verdicts[user] is None and form_of(op_name(user)) != PLACEMENT
 
     if is_fused_flatten(op, on_accelerator):
         return None
@@ -188,14 +188,14 @@ def partition_report(module: ir.Operation) -> str:
     def flush_accelerator() -> None:
         if run:
             layers = {HIR.view(op).attr("layer") for op in run}
-            counts = Counter(HIR.lookup(op).name for op in run if HIR.lookup(op).name != "temp")
+            counts = Counter(HIR.lookup(op).name for op in run)
             lines.append(f"segment {len(lines)}: accelerator, {len(layers)} layer{'s' * (len(layers) != 1)}: "
                          f"{_counts(counts)}")
             run.clear()
 
     for op in body_ops(module):
         definition = HIR.lookup(op)
-        if definition is None or definition.name in ("vars", "view", "consts"):
+        if definition is None or definition.has(MEMORY_OBJECT):
             continue
         if definition.name != "host":
             run.append(op)

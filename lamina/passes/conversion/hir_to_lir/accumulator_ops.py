@@ -33,10 +33,6 @@ from .units import Layout, Unit
 SIMD_OPS = {"add": SimdOp.ADD, "sub": SimdOp.SUBTRACT, "mul": SimdOp.MULTIPLY, "max": SimdOp.MAX,
             "min": SimdOp.MIN}
 
-# ops whose output may overwrite an input that dies there (each vector is read before it is written;
-# leaky relu keeps its intermediate in the scratch region)
-_IN_PLACE = {"add", "sub", "mul", "max", "min", "relu", "clip", "channel", "leaky_relu"}
-
 
 def temp_inputs(op) -> list[str]:
     """The temps an accumulator op or save reads."""
@@ -63,8 +59,7 @@ def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
     for index, op in enumerate(ops):
         dying = [t for t in dict.fromkeys(temp_inputs(op)) if last_use.get(t) == index and t in assigned]
         if isinstance(op, Elementwise) and op.output not in assigned:
-            kind = "channel" if op.constant is not None else op.op
-            reusable = [t for t in dying if kind in _IN_PLACE]
+            reusable = [t for t in dying if op.in_place]
             if reusable:
                 assigned[op.output] = assigned[reusable[0]]
                 dying.remove(reusable[0])
