@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_recurrent import CELLS
 from lamina.dialects.irdl import OpView
 from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.values import is_constant
@@ -94,7 +95,7 @@ LOWERED.update({
 # weights run on the array; the gates' sigmoid and tanh run on the host.
 PARTLY_LOWERED: dict[str, str] = {
     name: "matmuls by the constant weights (on the array) and element-wise gates, one step per sequence position"
-    for name in ("rnn", "gru", "lstm")
+    for name in CELLS
 }
 
 

@@ -8,7 +8,7 @@ from mlir import ir
 
 from lamina.dialects.buffer import BUFFER, UNPLANNED
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
-from lamina.dialects.irdl import I64, STR
+from lamina.dialects.irdl import I64, STORAGE, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -107,8 +107,9 @@ class _IRGen:
             self.buffers[op.result] = constant.result
 
     def _generate(self, op: ir.Operation) -> None:
-        kind = GRAPH.lookup(op).name
-        if kind in ("placeholder", "constant"):
+        definition = GRAPH.lookup(op)
+        kind = definition.name
+        if definition.has(STORAGE):  # a model input or a weight: a buffer of its own, made before
             return
         sources = [self.buffers[value] for value in op.operands]
         if kind == "save":
