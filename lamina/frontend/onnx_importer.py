@@ -99,7 +99,7 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
             refused = [index for index, node in enumerate(analysis.nodes)  # malformed nodes stay refused
                        if node.op_type in SUPPORTED_OPS and not schema_problems(node, analysis.opset)
                        and node_problems(NodeView(analysis, index))]
-            expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused)
+            expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused, source)
             if expanded is None:
                 break
             analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source)

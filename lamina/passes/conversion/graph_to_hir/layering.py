@@ -69,9 +69,10 @@ def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None]
                 steps.append(HostSegment())
             steps[-1].ops.append(op)
         elif form == PLACEMENT:
-            if current is not None and any(value in current.values for value in op.operands):
-                current = None
             copies = concats.copies.get(op, []) if kind == "concat" else []
+            read = [*op.operands, *(copy.input for copy in copies)]  # a concat chain copies its leaves
+            if current is not None and any(value in current.values for value in read):
+                current = None
             steps.extend(copies)
             if copies:
                 current = None
