@@ -233,7 +233,7 @@ HIR.op("load", "Vars -> Temp.", operands=("output", "input"), results=(), attrs=
        shape_fn=_same_shapes)
 HIR.op("add", "output = sat(lhs + rhs); lhs a Temp, rhs a Vars or Temp.", operands=("output", "lhs", "rhs"),
        results=(), attrs=LAYER, roles=OUT, shape_fn=_same_shapes)
-HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min) of two Temps.", operands=("output", "lhs", "rhs"),
+HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min); lhs a Temp, rhs a Temp or Vars.", operands=("output", "lhs", "rhs"),
        results=(), attrs={**LAYER, "op": STR}, roles=OUT, shape_fn=_binary)
 HIR.op("channel", "Element-wise `op` with a per-channel constant (CT vectors); `swap` puts it on the left.",
        operands=("output", "input", "constant"), results=(), attrs={**LAYER, "op": STR, "swap": BOOL}, roles=OUT,
@@ -353,6 +353,7 @@ _OPERAND_OBJECTS = {
     ("matmul", "output"): ("temp",), ("matmul", "input"): ("vars", "view"), ("matmul", "weights"): ("consts",),
     ("load", "output"): ("temp",), ("load", "input"): ("vars", "view"),
     ("add", "lhs"): ("temp",), ("add", "rhs"): ("vars", "view", "temp"),
+    ("binary", "lhs"): ("temp",), ("binary", "rhs"): ("vars", "view", "temp"),
     ("channel", "input"): ("temp",), ("channel", "constant"): ("consts",),
     ("pool", "output"): ("temp",), ("pool", "input"): ("temp",),
     ("save", "output"): ("vars", "view"), ("save", "input"): ("temp",),

@@ -220,6 +220,10 @@ class HirEmitter:
             inside, outside = (lhs, rhs) if lhs in temps else (rhs, lhs)
             output = self.result_temp(op, [inside], temps, escaping)
             self.op("add", output, temps[inside], self.vars_of(outside), loc=loc)
+        elif lhs not in temps and rhs not in temps:  # the layer starts here: one load, the rhs read from its Vars
+            left = self.loaded(lhs, temps, loc)  # only an add may write over it (see accumulator_ops)
+            output = self.result_temp(op, [lhs] if kind == "add" else [], temps, escaping)
+            self.op("binary", output, left, self.vars_of(rhs), loc=loc, op=kind)
         else:
             left, right = self.loaded(lhs, temps, loc), self.loaded(rhs, temps, loc)
             output = self.result_temp(op, [lhs, rhs], temps, escaping)
