@@ -393,3 +393,5 @@ def nearest_source_indices(size: int, out: int, scale: float, transformation: st
 from . import quantized_kernels  # noqa: E402,F401  (registers them; imports this module's table)
 # Recurrent layers, in their own module.
 from . import recurrent_kernels  # noqa: E402,F401 - registers the kernels of graph.rnn, graph.gru, graph.lstm
+# dynamic_slice, with the control-flow kernels.
+from . import control_flow_kernels  # noqa: E402,F401 - registers the kernel of graph.dynamic_slice
