@@ -34,7 +34,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from harness import median_seconds  # noqa: E402
+from harness import load_average, median_seconds  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 
 from lamina.runtime.tensor_files import save_tensors  # noqa: E402
@@ -127,7 +127,8 @@ def report(results: list[dict], command: str) -> str:
              "Digits: 1,400 training / 397 held-out samples (seed 0, stratified); accuracy by onnxruntime on the "
              "held-out 397 with the ONNX model lamina-train wrote. Wall: the whole lamina-train process. Steps: "
              f"median of 200, batch as trained, {torch.get_num_threads()} thread(s) in both; ratio = CPU-path step / "
-             "torch step (the target: at most 2).", "",
+             f"torch step (the target: at most 2). Load average when the table was written: {load_average():.1f} "
+             "(the machine is shared: torch's threaded kernels slow down most under load).", "",
              "| model | epochs | batch | lr | momentum | l2 | held-out accuracy | lamina-train wall (s) | "
              "CPU-path step (ms) | torch step (ms) | ratio |",
              "|---|---|---|---|---|---|---|---|---|---|---|"]

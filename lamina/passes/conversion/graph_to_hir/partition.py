@@ -26,7 +26,7 @@ from lamina.dialects.hir import HIR
 from lamina.dialects.irdl import INTERFACE
 from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
-from lamina.dialects.values import is_constant_view, op_name, users
+from lamina.dialects.values import is_constant_view, op_name, remap_operands, users
 
 from .graph_values import per_channel
 from .rules import ELEMENTWISE, POOL, form_of
@@ -158,21 +158,9 @@ def _copy_data(value: ir.Value, mapping: dict[ir.Value, ir.Value]) -> None:
 
 
 def _copy(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> list[ir.Value]:
-    """The op copied at the insertion point, its operands (and, inside its regions, the outer values) mapped."""
-    if len(op.regions):
-        copy = op.clone()
-
-        def remap(nested: ir.Operation) -> ir.WalkResult:
-            for index, value in enumerate(nested.operands):
-                if value in mapping:
-                    nested.operands[index] = mapping[value]
-            return ir.WalkResult.ADVANCE
-
-        copy.walk(remap)
-        return list(copy.results)
-    attributes = {name: op.attributes[name] for name in op.attributes}
-    copy = ir.Operation.create(op.name, results=[r.type for r in op.results],
-                               operands=[mapping[v] for v in op.operands], attributes=attributes, loc=op.location)
+    """The op copied at the insertion point, reading `mapping`'s values (inside its regions too)."""
+    copy = op.clone()
+    remap_operands(copy, mapping)
     return list(copy.results)
 
 
