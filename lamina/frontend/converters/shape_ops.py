@@ -128,7 +128,7 @@ def _check_slice(view: NodeView) -> Iterable[str]:
 
 
 @converter("Slice", graph_ops=("slice", "dynamic_slice", "convert"), static_inputs={3: "axes", 4: "steps"},
-           check=_check_slice, output_specs=dynamic_slice_specs,
+           check=_check_slice, output_specs=dynamic_slice_specs, bindable_inputs=(1, 2),
            notes="Attributes (before opset 10) or constant inputs; negative, clamped and out-of-range starts and "
                  "ends, negative steps, `axes`. Inside a Loop body with a compile-time trip count, starts and ends "
                  "computed from the iteration number become `graph.dynamic_slice` when the slice has one size at "
