@@ -21,7 +21,8 @@ STEPS = 5
 GATES = {"RNN": ("graph.tanh",), "GRU": ("graph.sigmoid", "graph.tanh"), "LSTM": ("graph.sigmoid", "graph.tanh")}
 
 
-@pytest.mark.parametrize("cell", ["RNN", "GRU", "LSTM"])
+# Each compiles and simulates for ~15 s on a loaded machine: the GRU (gate products like the LSTM's) runs with -m slow.
+@pytest.mark.parametrize("cell", ["RNN", pytest.param("GRU", marks=pytest.mark.slow), "LSTM"])
 def test_recurrent_cells_run_on_the_array(tmp_path, cell):
     model, inputs = accelerator_model(cell)
     source = tmp_path / f"{cell}.onnx"
