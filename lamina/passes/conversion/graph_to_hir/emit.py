@@ -19,6 +19,7 @@ from mlir import ir
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import outer_operands
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.dialects.values import defining_op, is_constant_view, op_name, users
@@ -246,7 +247,7 @@ class HirEmitter:
         members = set(segment.ops)
         inputs: dict[ir.Value, str] = {}
         for op in segment.ops:
-            for value in op.operands:
+            for value in (*op.operands, *outer_operands(op)):
                 if not is_constant_view(value) and defining_op(value) not in members and value not in inputs:
                     inputs[value] = self.names.of(value)
         outputs: dict[ir.Value, list[str]] = {}
