@@ -48,6 +48,10 @@ class UnsupportedType(LaminaError, ValueError):
     """An element type or tensor type Lamina cannot represent."""
 
 
+class ShapeError(LaminaError, ValueError):
+    """A shape function rejected an op's operand or result types or attributes."""
+
+
 @dataclass(frozen=True)
 class QuantParams:
     """An upstream `!quant.uniform` element type: real = (stored - zero_point) * scale.

@@ -27,9 +27,9 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from lamina.kernels.control_flow_kernels import REGION_KERNELS, RunRegion
+from lamina.kernels.control_flow import REGION_KERNELS, RunRegion
 from lamina.kernels.graph_kernels import KernelError, Node
-from lamina.kernels.quantized_kernels import evaluate
+from lamina.kernels.quantization import evaluate
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],

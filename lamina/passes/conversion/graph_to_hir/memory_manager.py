@@ -41,8 +41,9 @@ from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import vector_count
 from lamina.dialects.context import embedded_source
 from lamina.dialects.diagnostics import LaminaError, format_location
-from lamina.dialects.hir import HIR, OBJECTS, object_kind
-from lamina.dialects.irdl import I64
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.hir import HIR, object_kind
+from lamina.dialects.irdl import I64, INTERFACE, MEMORY_OBJECT, VIEW
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import spec_of
 from lamina.dialects.values import defining_op, op_name, users
@@ -97,6 +98,12 @@ def _fits(offset: int, channels: int, total: int, lanes: int) -> bool:
     return offset % lanes == 0 and (end % lanes == 0 or end == total)
 
 
+def _is_output_or_view(op: ir.Operation) -> bool:
+    """A reader that needs its operand in Vars of its own: a model output, or a view of its memory."""
+    definition = GRAPH.lookup(op)
+    return definition is not None and (definition.has(INTERFACE) or definition.has(VIEW))
+
+
 def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None], lanes: int) -> ConcatPlan:
     """Views or copies for every accelerated concat (consumers first, so nested concats share one root).
 
@@ -116,7 +123,7 @@ def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | Non
             return False
         readers = users(value)
         return value not in plan.placements and all(
-            verdicts.get(user) is None and op_name(user) not in ("save", "reshape") for user in readers)
+            verdicts.get(user) is None and not _is_output_or_view(user) for user in readers)
 
     def inlined(value: ir.Value) -> bool:
         readers = users(value)
@@ -178,7 +185,7 @@ def _program_steps(module: ir.Operation) -> list[tuple[int, ir.Operation]]:
     steps, keys = [], {}
     for op in body_ops(module):
         definition = HIR.lookup(op)
-        if definition is None or definition.name in OBJECTS:
+        if definition is None or definition.has(MEMORY_OBJECT):
             continue
         key = ("host", HIR.view(op).attr("segment")) if definition.name == "host" else \
             ("layer", HIR.view(op).attr("layer"))
