@@ -98,6 +98,10 @@ PARTLY_LOWERED: dict[str, str] = {
     for name in CELLS
 }
 
+# Why an op with regions (if, loop, scan) runs on the host, whole.
+CONTROL_FLOW = ("control flow: the accelerator's program has no branches or loops, so the host runs the op and its "
+                "regions, deciding conditions and trip counts from the data")
+
 
 class AcceleratorBackend(Backend):
     """The Tensil-style systolic-array target: matmul-like layers, SIMD element-wise ops, pooling.
@@ -113,6 +117,8 @@ class AcceleratorBackend(Backend):
     def why_unsupported(self, op: OpView) -> str | None:
         if any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs())):
             return self.why_not_quantized(op)
+        if op.definition.regions:
+            return CONTROL_FLOW
         capability = SUPPORTED.get(op.name)
         lowered = LOWERED.get(op.name) or PARTLY_LOWERED.get(op.name)
         if capability is None and lowered:

@@ -206,7 +206,7 @@ HIR.op("load", "Vars -> Temp.", operands=("output", "input"), results=(), attrs=
 # read before it is written (leaky relu keeps its intermediate in a scratch region of its own).
 HIR.op("add", "output = sat(lhs + rhs); lhs a Temp, rhs a Vars or Temp.", operands=("output", "lhs", "rhs"),
        results=(), attrs=LAYER, roles=OUT, shape_fn=_same_shapes, traits={IN_PLACE})
-HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min) of two Temps.", operands=("output", "lhs", "rhs"),
+HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min); lhs a Temp, rhs a Temp or Vars.", operands=("output", "lhs", "rhs"),
        results=(), attrs={**LAYER, "op": STR}, roles=OUT, shape_fn=_binary, traits={IN_PLACE})
 HIR.op("channel", "Element-wise `op` with a per-channel constant (CT vectors); `swap` puts it on the left.",
        operands=("output", "input", "constant"), results=(), attrs={**LAYER, "op": STR, "swap": BOOL}, roles=OUT,

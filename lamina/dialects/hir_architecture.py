@@ -103,6 +103,7 @@ _OPERAND_OBJECTS = {
     ("matmul", "output"): ("temp",), ("matmul", "input"): ("vars", "view"), ("matmul", "weights"): ("consts",),
     ("load", "output"): ("temp",), ("load", "input"): ("vars", "view"),
     ("add", "lhs"): ("temp",), ("add", "rhs"): ("vars", "view", "temp"),
+    ("binary", "lhs"): ("temp",), ("binary", "rhs"): ("vars", "view", "temp"),
     ("channel", "input"): ("temp",), ("channel", "constant"): ("consts",),
     ("pool", "output"): ("temp",), ("pool", "input"): ("temp",),
     ("save", "output"): ("vars", "view"), ("save", "input"): ("temp",),

@@ -1,7 +1,8 @@
 """HIR emission of element-wise arithmetic: add, sub, mul, max, min.
 
 With a per-channel constant operand: `hir.channel`; an add of a temp and a
-value already in DRAM0: `hir.add` reading the Vars; otherwise `hir.binary` of two temps.
+value already in DRAM0: `hir.add` reading the Vars; two values no layer holds yet: `hir.binary` loading
+the lhs and reading the rhs from its Vars; otherwise `hir.binary` of two temps.
 """
 
 from __future__ import annotations
@@ -29,6 +30,10 @@ def emit_elementwise(emitter: HirEmitter, op: ir.Operation, temps: Temps, escapi
         inside, outside = (lhs, rhs) if lhs in temps else (rhs, lhs)
         output = emitter.result_temp(op, [inside], temps, escaping)
         emitter.op("add", output, temps[inside], emitter.vars_of(outside), loc=loc)
+    elif lhs not in temps and rhs not in temps:  # the layer starts here: one load, the rhs read from its Vars
+        left = emitter.loaded(lhs, temps, loc)  # only an add may write over it (see accumulator_ops)
+        output = emitter.result_temp(op, [lhs] if kind == "add" else [], temps, escaping)
+        emitter.op("binary", output, left, emitter.vars_of(rhs), loc=loc, op=kind)
     else:
         left, right = emitter.loaded(lhs, temps, loc), emitter.loaded(rhs, temps, loc)
         output = emitter.result_temp(op, [lhs, rhs], temps, escaping)

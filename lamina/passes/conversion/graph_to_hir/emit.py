@@ -19,6 +19,7 @@ from mlir import ir
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import outer_operands
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.dialects.values import defining_op, is_constant_view, op_name, users
@@ -105,7 +106,7 @@ class HirEmitter:
                                     binary_point=self.formats.of(value), loc=op.location).result
             elif value in self.concats.placements:
                 placement = self.concats.placements[value]
-                result = self.view(placement.root, placement.offset, value)
+                result = self.view(placement.root, placement.offset, spec_of(value.type).shape)
             else:
                 result = HIR.create("vars", result_types=[self.storage(value)], name=self.names.of(value),
                                     base=UNPLACED, binary_point=self.formats.of(value), loc=op.location if op is not None else ir.Location.unknown()).result
@@ -116,10 +117,11 @@ class HirEmitter:
         """Whether `op` is a `kind` op the accelerator runs as a placement (no computation)."""
         return op is not None and op_name(op) == kind and self.verdicts.get(op, "") is None
 
-    def view(self, root: ir.Value, offset: int, value: ir.Value) -> ir.Value:
+    def view(self, root: ir.Value, offset: int, shape: tuple[int, ...]) -> ir.Value:
+        """Channels [offset, offset + shape[1]) of `root`'s Vars."""
         with self.objects:
-            return HIR.create("view", self.vars_of(root), result_types=[self.storage(value)], channel_offset=offset,
-                              loc=ir.Location.unknown()).result
+            return HIR.create("view", self.vars_of(root), result_types=[TensorSpec(shape, self.data_type.storage)],
+                              channel_offset=offset, loc=ir.Location.unknown()).result
 
     def consts(self, image: np.ndarray, binary_point: int, loc: ir.Location) -> ir.Value:
         with self.objects:
@@ -215,30 +217,37 @@ class HirEmitter:
     def emit_concat_copy(self, copy: ConcatCopy) -> None:
         concat, loc = copy.concat, copy.concat.location
         output = concat.result
+        home = self.concats.home(output)
         if copy.select:
-            out_channels, in_channels = spec_of(output.type).shape[1], spec_of(copy.input.type).shape[1]
-            selection = selection_filter(out_channels, in_channels, copy.offset)
+            start, channels = copy.span
+            selection = selection_filter(channels, spec_of(copy.input.type).shape[1], copy.offset - start)
             weight_point = self.formats.of_data(selection, "a concat selection")
-            tiled = tile_weights(selection, np.zeros(out_channels), self.data_type.at(weight_point), self.lanes)
-            result = self.temp(output, loc)
+            tiled = tile_weights(selection, np.zeros(channels), self.data_type.at(weight_point), self.lanes)
             weights = self.consts(tiled.image, weight_point, loc)
+            shape = spec_of(output.type).shape
+            shape = (shape[0], channels, *shape[2:])
+            window = (self.vars_of(output) if channels == spec_of(output.type).shape[1] else
+                      self.view(home.root, home.offset + start, shape))
+            with self.program:
+                result = HIR.create("temp", result_types=[TensorSpec(shape, self.data_type.storage)],
+                                    layer=self.layer_index, binary_point=self.formats.of(output), loc=loc).result
             self.op("matmul", result, self.vars_of(copy.input), weights, loc=loc,
                     kernel=(1, 1), strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), tile_slots=tiled.tile_slots)
             if copy.accumulate:
-                self.op("add", result, result, self.vars_of(output), loc=loc)
-            self.op("save", self.vars_of(output), result, loc=loc)
+                self.op("add", result, result, window, loc=loc)
+            self.op("save", window, result, loc=loc)
         else:
-            home = self.concats.home(output)
             result = self.temp(copy.input, loc)
             self.op("load", result, self.vars_of(copy.input), loc=loc)
-            self.op("save", self.view(home.root, home.offset + copy.offset, copy.input), result, loc=loc)
+            self.op("save", self.view(home.root, home.offset + copy.offset, spec_of(copy.input.type).shape), result,
+                    loc=loc)
         self.layer_index += 1
 
     def emit_host(self, segment: HostSegment) -> None:
         members = set(segment.ops)
         inputs: dict[ir.Value, str] = {}
         for op in segment.ops:
-            for value in op.operands:
+            for value in (*op.operands, *outer_operands(op)):
                 if not is_constant_view(value) and defining_op(value) not in members and value not in inputs:
                     inputs[value] = self.names.of(value)
         outputs: dict[ir.Value, list[str]] = {}

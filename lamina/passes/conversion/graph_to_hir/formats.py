@@ -153,7 +153,7 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
                     magnitude[result] = ranges.get(result, 0.0)
             continue
         result = op.results[0]
-        magnitude[result] = ranges.get(result, 0.0)
+        magnitude.update((value, ranges.get(value, 0.0)) for value in op.results)
         if verdicts.get(op) is not None:
             continue  # the host computes it and converts into the value's own format
         activations = [v for v in op.operands if not is_constant_view(v)]
