@@ -118,6 +118,42 @@ def test_quantized_convolution_matches_onnxruntime_qlinearconv(stored):
         assert np.abs(ours.astype(np.int32) - theirs.astype(np.int32)).max() <= 1
 
 
+def _quantize_qlinearconv_dequantize(weights, bias, w_scales, group, stride) -> onnx.ModelProto:
+    """float x -> QuantizeLinear (i8) -> QLinearConv (per-channel i8 weights) -> DequantizeLinear -> float y."""
+    channels, size = weights.shape[1] * group, 6 // stride
+    inits = [numpy_helper.from_array(np.array(0.02, np.float32), "xs"), numpy_helper.from_array(np.int8(-5), "xz"),
+             numpy_helper.from_array(weights, "w"), numpy_helper.from_array(np.array(w_scales, np.float32), "ws"),
+             numpy_helper.from_array(np.zeros(len(weights), np.int8), "wz"), numpy_helper.from_array(bias, "b"),
+             numpy_helper.from_array(np.array(0.05, np.float32), "ys"), numpy_helper.from_array(np.int8(3), "yz")]
+    nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="quantize"),
+             helper.make_node("QLinearConv", ["xq", "xs", "xz", "w", "ws", "wz", "ys", "yz", "b"], ["yq"], name="conv",
+                              pads=[1, 1, 1, 1], group=group, strides=[stride, stride]),
+             helper.make_node("DequantizeLinear", ["yq", "ys", "yz"], ["y"], name="dequantize")]
+    graph = helper.make_graph(nodes, "qconv", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, channels, 6, 6])],
+                              [helper.make_tensor_value_info("y", TensorProto.FLOAT, [1, len(weights), size, size])],
+                              inits)
+    return helper.make_model(graph, opset_imports=[helper.make_opsetid("", 13)], ir_version=8)
+
+
+@pytest.mark.parametrize("group, stride", [(1, 2), (2, 1), (4, 1)])
+def test_grouped_and_strided_quantized_convolutions_match_onnxruntime(group, stride):
+    """Strided, grouped and depthwise i8 convolutions, which the CPU path rewrites into i32 matmuls and tap
+    sums (`linalg-convolution-to-matmuls`), against ORT's QLinearConv: within one output step."""
+    rng = np.random.default_rng(4)
+    weights = rng.integers(-127, 128, (4, 4 // group, 3, 3)).astype(np.int8)
+    bias = rng.integers(-500, 500, 4).astype(np.int32)
+    model = _quantize_qlinearconv_dequantize(weights, bias, [0.01, 0.02, 0.005, 0.03], group, stride)
+    module = import_model(model, make_context())
+    assert '"graph.convolution"' in str(module) and "quant.uniform" in str(module)
+    session = _session(model)
+    for seed in range(3):
+        x = {"x": np.random.default_rng(seed).uniform(-2, 2, (1, 4, 6, 6)).astype(np.float32)}
+        theirs = session.run(None, x)[0]
+        ours = cpu_executor.run(module, x)["y"]
+        assert np.abs(ours - theirs).max() <= 0.05 * 1.001
+        assert np.abs(theirs).max() > 0.5  # not all clipped or zero
+
+
 def _quantized_cnn(tmp_path, options: str):
     """float_cnn optimized, profiled on 16 samples and quantized with `options`."""
     context = make_context()
