@@ -14,9 +14,8 @@ layers at 130-210 GFLOP/s with explicit copies for padding and gathers.
 
 Quantized convolutions (i8 data and filter onto an i32 init, what
 `convert-graph-to-linalg` writes for `!quant.uniform` layers) take the same
-route on operands sign-extended to i32 first (the filter at compile time):
-`cpu-vectorize` raises same-typed matmuls to vector contractions, but a
-mixed i8 x i8 -> i32 one stays a multi-reduction that lowers to scalars.
+route on operands sign-extended to i32 first (the filter at compile time;
+why: `builders.sign_extended`).
 """
 
 from __future__ import annotations
@@ -28,7 +27,8 @@ from mlir import ir
 from mlir.dialects import arith, linalg, math, tensor
 
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
-                                                               multiply_accumulate, pad, tensor_type)
+                                                               multiply_accumulate, pad, sign_extended,
+                                                               tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
 from lamina.passes.registry import Pass, register_pass
 
@@ -379,10 +379,7 @@ def _widened(value: ir.Value, wide: ir.Type) -> ir.Value:
     if attr is not None:
         array = _constant_array(attr, list(type_.shape)).astype(f"int{ir.IntegerType(wide).width}")
         return arith.constant(result_type, ir.DenseElementsAttr.get(array, type=wide))
-    identity = ir.AffineMap.get_identity(type_.rank)
-    (result,) = generic([value], [tensor.empty(list(type_.shape), wide)], [identity, identity],
-                        ["parallel"] * type_.rank, lambda element, _: arith.extsi(wide, element))
-    return result
+    return sign_extended(value, wide)
 
 
 def _is_zero(attr: ir.Attribute) -> bool:

@@ -5,7 +5,8 @@ Values are their stored integers (a `u8` one in an i8, `storage.py`).
   point, clamped, as the interpreter and onnxruntime compute it;
 - dequantize: (stored - zero point) x scale;
 - convolution and fully_connected ("accumulate"): i8 x i8 -> i32 linalg
-  contractions. The input is padded with its zero point, so the zero-point
+  contractions (a fully-connected layer's on operands sign-extended to i32,
+  which vectorize; convolutions are widened by `linalg-convolution-to-matmuls`). The input is padded with its zero point, so the zero-point
   term is zero point x the filter's sum, folded with the bias into the i32
   init at compile time; u8 inputs become i8 by flipping the top bit (zero
   point - 128). One requantization follows: i32 -> f32 x (input scale x
@@ -24,7 +25,8 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import QuantParams, TensorSpec
 from lamina.dialects.values import constant_value
 
-from .builders import PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar
+from .builders import (PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar,
+                       sign_extended)
 from .convolution import convolve, padded_input
 from .registry import CONVERTERS, converts
 from .storage import storage_type
@@ -150,9 +152,10 @@ def _accumulate(view: OpView, operands: list[ir.Value]) -> ir.Value:
     if view.name == "convolution":
         padded = padded_input(view, data, zero)
         accumulator = convolve(view, padded, operands[1], broadcast_along(init_vector, accumulator_type, 1))
-    else:
+    else:  # on i32 operands, which cpu-vectorize vectorizes (`sign_extended`)
         init = broadcast_along(init_vector, accumulator_type, 1)
-        accumulator = linalg.matmul(data, operands[1], outs=[init])
+        wide = ir.IntegerType.get_signless(32)
+        accumulator = linalg.matmul(sign_extended(data, wide), dense_constant(weights.astype(np.int32)), outs=[init])
     multipliers = np.asarray(product_scales / out_spec.quant.scales[0], F32)
     return _requantize(accumulator, multipliers, out_spec)
 
