@@ -205,3 +205,24 @@ def test_graph_quantize_stays_close_to_onnxruntime_float(tmp_path, options, leas
     theirs = np.stack([session.run(None, s)[0] for s in samples])
     assert _cosine(ours, theirs) >= least_cosine
     assert list(model_inputs(quantized)) == ["x"]
+
+
+def test_f16_products_sum_in_f32_on_both_executors():
+    """A 4096-term f16 matmul: summed in f32 and rounded once, within an f16 rounding of the exact sum
+    (summed in f16, the error would be about 2%)."""
+    text = """
+    func.func @main() {
+      %a = "graph.placeholder"() {name = "a"} : () -> tensor<1x4096xf16>
+      %b = "graph.placeholder"() {name = "b"} : () -> tensor<4096x4xf16>
+      %c = "graph.matmul"(%a, %b) : (tensor<1x4096xf16>, tensor<4096x4xf16>) -> tensor<1x4xf16>
+      "graph.save"(%c) {name = "c"} : (tensor<1x4xf16>) -> ()
+      return
+    }"""
+    module = parse_module(text, make_context(), "f16.mlir")
+    rng = np.random.default_rng(0)
+    feeds = {"a": rng.random((1, 4096)).astype(np.float16), "b": rng.random((4096, 4)).astype(np.float16)}
+    exact = feeds["a"].astype(np.float64) @ feeds["b"].astype(np.float64)
+    for run in (graph_interpreter.run, cpu_executor.run):
+        ours = run(module, feeds)["c"]
+        assert ours.dtype == np.float16
+        assert np.abs(ours - exact).max() <= np.abs(exact).max() * 2.0 ** -10
