@@ -83,6 +83,15 @@ def bias_params(input_scale: float, weights: QuantParams) -> QuantParams:
     return QuantParams(scales, [0] * len(scales), weights.axis if len(scales) > 1 else None, int(info.min), int(info.max))
 
 
+def accumulator_params(data: QuantParams, weights: QuantParams) -> tuple[QuantParams, np.dtype]:
+    """An i32 layer result read only by float code: the accumulator at input scale x the largest weight
+    scale (per tensor; channels with smaller weight scales lose less than one of their own steps in a
+    thousand of the result's magnitude, and nothing can exceed the i32 range the products already fit)."""
+    info = np.iinfo(np.int32)
+    return QuantParams([data.scales[0] * max(weights.scales)], [0], None, int(info.min), int(info.max)), \
+        np.dtype(np.int32)
+
+
 def quantize_constant(values: np.ndarray, params: QuantParams, storage: np.dtype) -> np.ndarray:
     """Stored values of a constant (float64 arithmetic, ties to even, clamped)."""
     scale = params.broadcast(np.asarray(params.scales, np.float64), values.ndim)

@@ -81,9 +81,11 @@ class _Quantizer:
         self.borders: dict[ir.Value, ir.Value] = {}  # float value -> its graph.quantize
 
     def run(self, module: ir.Operation) -> None:
-        for op in graph_ops(module):
-            if self._convertible(op):
-                self._convert(op)
+        converted = [op for op in graph_ops(module) if self._convertible(op)]
+        chosen = {_operation(op) for op in converted}
+        plan = [(op, _feeds_only_float_code(op, chosen)) for op in converted]  # decided before ops are replaced
+        for op, wide in plan:
+            self._convert(op, wide)
         for op in reversed(graph_ops(module)):  # dequantizes nobody reads after all
             if op.name == "graph.dequantize" and not has_uses(op.results[0]):
                 op.erase()
@@ -100,8 +102,12 @@ class _Quantizer:
             return all(constant_value(v) is not None for v in op.operands[1:])
         return True
 
-    def _convert(self, op: ir.Operation) -> None:
+    def _convert(self, op: ir.Operation, wide: bool) -> None:
+        """Convert `op`; a layer whose result only float code reads (`wide`) keeps its i32 accumulator, in
+        the units of its input scale x its largest weight scale, so its result is not rounded to the
+        8-bit format before the float code (a classifier's logits before a softmax)."""
         view = GRAPH.view(op)
+        storage = self.storage
         with ir.InsertionPoint(op), op.location:
             if view.definition.quantized == "accumulate":
                 operands = self._layer_operands(op, view.name)
@@ -109,9 +115,11 @@ class _Quantizer:
                 operands = [self._quantized(v) for v in op.operands]
             if view.definition.quantized == "same_scale":
                 params = spec_of(operands[0].type).quant
+            elif view.definition.quantized == "accumulate" and wide:
+                params, storage = calibration.accumulator_params(*(spec_of(v.type).quant for v in operands[:2]))
             else:
                 params = self._activation(op.results[0])
-            result = spec_of(op.results[0].type).with_quant(params, self.storage)
+            result = spec_of(op.results[0].type).with_quant(params, storage)
             new = GRAPH.create(view.name, *operands, result_types=[result], loc=op.location, **view.attrs())
             float_spec = spec_of(op.results[0].type)
             dequantized = GRAPH.create("dequantize", new.results[0], result_types=[float_spec], loc=op.location)
@@ -163,6 +171,15 @@ class _Quantizer:
         name = self.names[value]
         return calibration.activation_params(self.profile.tensors[name], self.options.precision, self.options.schema,
                                              self.options.calibration, f"node output '{name}'")
+
+
+def _feeds_only_float_code(op: ir.Operation, converted: set[ir.Operation]) -> bool:
+    """Whether no op that is converted reads `op`'s result (its users stay float: a dequantize feeds them)."""
+    return all(_operation(use.owner) not in converted for use in op.results[0].uses)
+
+
+def _operation(op) -> ir.Operation:
+    return op.operation if isinstance(op, ir.OpView) else op
 
 
 def _where(op: ir.Operation) -> str:

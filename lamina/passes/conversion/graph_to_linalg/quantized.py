@@ -98,8 +98,9 @@ def dequantize(q: ir.Value, spec: TensorSpec) -> ir.Value:
     unsigned = spec.dtype.kind == "u"
 
     def body(value, scale, zero, _):
-        wide = arith.extui(ir.IntegerType.get_signless(32), value) if unsigned else \
-            arith.extsi(ir.IntegerType.get_signless(32), value)
+        i32 = ir.IntegerType.get_signless(32)
+        wide = value if ir.IntegerType(value.type).width == 32 else \
+            arith.extui(i32, value) if unsigned else arith.extsi(i32, value)
         real = arith.subf(arith.sitofp(ir.F32Type.get(), wide), zero)
         return arith.mulf(real, scale)
 
@@ -124,7 +125,7 @@ def _elementwise(result: ir.RankedTensorType, x: ir.Value, scales: ir.Value, zer
 
 def _round_and_store(real: ir.Value, zero: ir.Value, params: QuantParams, storage: ir.Type) -> ir.Value:
     shifted = arith.addf(math.roundeven(real), zero)
-    low, high = scalar(ir.F32Type.get(), params.qmin), scalar(ir.F32Type.get(), params.qmax)
+    low, high = scalar(real.type, params.qmin), scalar(real.type, params.qmax)
     clamped = arith.minimumf(arith.maximumf(shifted, low), high)
     wide = arith.fptosi(ir.IntegerType.get_signless(32), clamped)
     return wide if ir.IntegerType(storage).width == 32 else arith.trunci(storage, wide)
@@ -156,7 +157,7 @@ def _accumulate(view: OpView, operands: list[ir.Value]) -> ir.Value:
         init = broadcast_along(init_vector, accumulator_type, 1)
         wide = ir.IntegerType.get_signless(32)
         accumulator = linalg.matmul(sign_extended(data, wide), dense_constant(weights.astype(np.int32)), outs=[init])
-    multipliers = np.asarray(product_scales / out_spec.quant.scales[0], F32)
+    multipliers = np.asarray(product_scales / out_spec.quant.scales[0], np.float64)
     return _requantize(accumulator, multipliers, out_spec)
 
 
@@ -172,11 +173,14 @@ def _requantize(accumulator: ir.Value, multipliers: np.ndarray, spec: TensorSpec
     params = spec.quant
     result = storage_type(spec)
     rank = result.rank
-    vector = dense_constant(multipliers)
-    zero = scalar(ir.F32Type.get(), params.zero_points[0])
+    # An i32 result (a layer only float code reads) is rounded in f64: f32 would lose bits above 2^24.
+    real_dtype = np.float64 if spec.dtype.itemsize == 4 else np.float32
+    vector = dense_constant(multipliers.astype(real_dtype))
+    real_type = ir.F64Type.get() if real_dtype == np.float64 else ir.F32Type.get()
+    zero = scalar(real_type, params.zero_points[0])
 
     def body(value, multiplier, _):
-        real = arith.mulf(arith.sitofp(ir.F32Type.get(), value), multiplier)
+        real = arith.mulf(arith.sitofp(real_type, value), multiplier)
         return _round_and_store(real, zero, params, result.element_type)
 
     (value,) = generic([accumulator, vector], [empty(result)], [identity_map(rank), affine_map(rank, dims(1)),
