@@ -12,6 +12,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
 from .storage import storage_type, stored
@@ -156,3 +157,18 @@ def sign_extended(value: ir.Value, wide: ir.Type) -> ir.Value:
 def multiply_accumulate(lhs: ir.Value, rhs: ir.Value, accumulator: ir.Value) -> ir.Value:
     """The body of a contraction: accumulator + lhs * rhs."""
     return add(accumulator, multiply(lhs, rhs))
+
+
+class RetypedView(OpView):
+    """An op seen with its operand and result specs mapped by `retype`: the same op on other element types
+    (a quantized op on the reals it stands for, an f16 contraction in f32), for its converter."""
+
+    def __init__(self, view: OpView, retype: Callable[[TensorSpec], TensorSpec]):
+        super().__init__(view.op, view.definition)
+        self.retype = retype
+
+    def operand_specs(self) -> list[TensorSpec]:
+        return [self.retype(s) for s in super().operand_specs()]
+
+    def result_specs(self) -> list[TensorSpec]:
+        return [self.retype(s) for s in super().result_specs()]

@@ -19,7 +19,7 @@ from mlir.dialects import arith
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
-from .builders import PARALLEL, empty, generic, identity_map, tensor_type
+from .builders import PARALLEL, RetypedView, empty, generic, identity_map, tensor_type
 
 F16 = np.dtype(np.float16)
 
@@ -33,23 +33,10 @@ def accumulates_in_f32(converter):
         f32 = ir.F32Type.get()
         wide = [float_cast(value, f32) if spec.dtype == F16 else value
                 for value, spec in zip(operands, view.operand_specs())]
-        results = converter(_F32View(view), wide)
+        results = converter(RetypedView(view, _widened), wide)
         return [float_cast(value, ir.F16Type.get()) if spec.dtype == F16 else value
                 for value, spec in zip(results, view.result_specs())]
     return convert
-
-
-class _F32View(OpView):
-    """An f16 op seen as the same op on f32 values."""
-
-    def __init__(self, view: OpView):
-        super().__init__(view.op, view.definition)
-
-    def operand_specs(self) -> list[TensorSpec]:
-        return [_widened(s) for s in super().operand_specs()]
-
-    def result_specs(self) -> list[TensorSpec]:
-        return [_widened(s) for s in super().result_specs()]
 
 
 def _widened(spec: TensorSpec) -> TensorSpec:

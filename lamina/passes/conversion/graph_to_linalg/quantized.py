@@ -25,8 +25,8 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import QuantParams, TensorSpec
 from lamina.dialects.values import constant_value
 
-from .builders import (PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar,
-                       sign_extended)
+from .builders import (PARALLEL, RetypedView, affine_map, broadcast_along, dense_constant, dims, empty, generic,
+                       identity_map, scalar, sign_extended)
 from .convolution import convolve, padded_input
 from .registry import CONVERTERS, converts
 from .storage import storage_type
@@ -46,22 +46,9 @@ def convert_quantized(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
         raise NotImplementedError("it has no quantized form")
     reals = [dequantize(value, spec) if spec.quant is not None else value
              for value, spec in zip(operands, view.operand_specs())]
-    (result,) = CONVERTERS[view.name](_FloatView(view), reals)
+    (result,) = CONVERTERS[view.name](RetypedView(view, _real), reals)
     spec = view.result_specs()[0]
     return [quantize(result, spec) if spec.quant is not None else result]
-
-
-class _FloatView(OpView):
-    """A quantized op seen as the same op on the reals its values stand for."""
-
-    def __init__(self, view: OpView):
-        super().__init__(view.op, view.definition)
-
-    def operand_specs(self) -> list[TensorSpec]:
-        return [_real(s) for s in super().operand_specs()]
-
-    def result_specs(self) -> list[TensorSpec]:
-        return [_real(s) for s in super().result_specs()]
 
 
 def _real(spec: TensorSpec) -> TensorSpec:
