@@ -192,9 +192,10 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
     return float(a @ b / (np.linalg.norm(a) * np.linalg.norm(b)))
 
 
-# KL clips ranges on a histogram of 16 small samples: it trades the tails for resolution, so its bar is lower.
+# KL clips ranges on a histogram of 16 small samples: it trades the tails for resolution (0.9876 when it
+# assumed 128 levels for the ReLU outputs the asymmetric format gives 256; 0.9967 now).
 @pytest.mark.parametrize("options, least_cosine", [("per-channel=true", 0.99), ("schema=symmetric_power2", 0.99),
-                                                   ("calibration=kl", 0.95), ("precision=int16", 0.9999)])
+                                                   ("calibration=kl", 0.99), ("precision=int16", 0.9999)])
 def test_graph_quantize_stays_close_to_onnxruntime_float(tmp_path, options, least_cosine):
     model = float_cnn()
     quantized = _quantized_cnn(tmp_path, options)
