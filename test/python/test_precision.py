@@ -33,16 +33,21 @@ def _output_step(model: onnx.ModelProto) -> float:
     return float(numpy_helper.to_array(scale))
 
 
+def _assert_within_one_step(module, path, samples, runs=(graph_interpreter.run, cpu_executor.run)) -> None:
+    """Every executor in `runs` within one output quantization step of onnxruntime on the model at `path`."""
+    session = _session(path)
+    step = _output_step(onnx.load(path))
+    for sample in samples:
+        theirs = session.run(None, sample)[0]
+        for run in runs:
+            assert np.abs(run(module, sample)["y"] - theirs).max() <= step * 1.001
+
+
 @pytest.mark.parametrize("per_channel", [False, True])
 def test_qdq_model_matches_onnxruntime_within_one_step(tmp_path, per_channel):
     path = quantize_model(float_cnn(), tmp_path, per_channel, calibration_inputs(8))
     module = import_model(str(path), make_context())
-    session = _session(path)
-    step = _output_step(onnx.load(path))
-    for sample in calibration_inputs(6, seed=7):
-        ours = graph_interpreter.run(module, sample)["y"]
-        theirs = session.run(None, sample)[0]
-        assert np.abs(ours - theirs).max() <= step * 1.001
+    _assert_within_one_step(module, path, calibration_inputs(6, seed=7), runs=(graph_interpreter.run,))
 
 
 @pytest.mark.parametrize("per_channel", [False, True])
@@ -53,12 +58,21 @@ def test_qlinear_model_matches_onnxruntime_within_one_step(tmp_path, per_channel
     assert {"QLinearConv", "QLinearMatMul"} <= {node.op_type for node in onnx.load(path).graph.node}
     module = import_model(str(path), make_context())
     assert '"graph.convolution"' in str(module) and "quant.uniform" in str(module)
-    session = _session(path)
-    step = _output_step(onnx.load(path))
-    for sample in calibration_inputs(4, seed=7):
-        theirs = session.run(None, sample)[0]
-        for run in (graph_interpreter.run, cpu_executor.run):
-            assert np.abs(run(module, sample)["y"] - theirs).max() <= step * 1.001
+    _assert_within_one_step(module, path, calibration_inputs(4, seed=7))
+
+
+@pytest.mark.parametrize("per_channel, pipeline", [(False, "graph-fuse-qdq"),
+                                                   (True, "graph-constant-fold,graph-fuse-qdq")])
+def test_fused_qdq_layers_match_onnxruntime_within_one_step(tmp_path, per_channel, pipeline):
+    """QDQ layers fused into quantized ones (from the dequantized integer constants the importer makes, or
+    recovered from the float constants constant folding leaves): every layer computes on integers, and
+    both executors stay within one output step of onnxruntime."""
+    path = quantize_model(float_cnn(), tmp_path, per_channel, calibration_inputs(8))
+    module = import_model(str(path), make_context())
+    run_pipeline(module, f"builtin.module({pipeline},graph-dce)")
+    layers = [op for op in body_ops(module) if op.name in ("graph.convolution", "graph.fully_connected")]
+    assert len(layers) == 3 and all(spec_of(op.results[0].type).quant is not None for op in layers)
+    _assert_within_one_step(module, path, calibration_inputs(4, seed=7))
 
 
 def _quantized_conv_model(x_scale, x_zero, w_scales, y_scale, y_zero, weights, bias):

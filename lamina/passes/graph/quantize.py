@@ -19,7 +19,7 @@ from lamina.quantization.profile import Profile, check_matches, read_profile
 
 from lamina.dialects.values import constant_value, defining_op, has_uses, producer
 
-from .rewriting import create_constant, graph_ops, replace_op
+from .rewriting import graph_ops, replace_op
 
 # Which operand of an "accumulate" op holds weights, and the weights' output-channel axis.
 WEIGHT_AXIS = {"convolution": 0, "fully_connected": 1}
@@ -141,12 +141,7 @@ class _Quantizer:
                 self._constant(calibration.quantize_constant(bias, bias_params, np.dtype(np.int32)), bias_params)]
 
     def _constant(self, stored: np.ndarray, params: QuantParams) -> ir.Value:
-        constant = create_constant(stored, ir.Location.current)
-        declared = TensorSpec(stored.shape, stored.dtype, params)
-        owner = defining_op(constant)
-        typed = GRAPH.create("constant", value=stored, result_types=[declared], loc=owner.location)
-        owner.erase()
-        return typed.results[0]
+        return quantized_constant(stored, params, ir.Location.current)
 
     def _quantized(self, value: ir.Value) -> ir.Value:
         """`value` as a quantized value: its producer's stored result, a quantized constant, or a new border."""
@@ -171,6 +166,13 @@ class _Quantizer:
         name = self.names[value]
         return calibration.activation_params(self.profile.tensors[name], self.options.precision, self.options.schema,
                                              self.options.calibration, f"node output '{name}'")
+
+
+def quantized_constant(stored: np.ndarray, params: QuantParams, loc: ir.Location) -> ir.Value:
+    """A `graph.constant` of stored integers declared with format `params`, at the current insertion point."""
+    with loc:  # types are built in the location's context
+        return GRAPH.create("constant", value=stored, result_types=[TensorSpec(stored.shape, stored.dtype, params)],
+                            loc=loc).results[0]
 
 
 def _feeds_only_float_code(op: ir.Operation, converted: set[ir.Operation]) -> bool:
