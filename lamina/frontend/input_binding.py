@@ -24,10 +24,12 @@ _SHAPE_READERS = frozenset({"Shape", "Size"})
 
 
 def value_inputs(model: onnx.ModelProto) -> list[str]:
-    """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) is computed from."""
+    """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) or bindable one (a Loop's
+    trip count) is computed from."""
     producers = {name: node for node in model.graph.node for name in node.output if name}
     wanted = [node.input[index] for node in model.graph.node if node.op_type in CONVERTERS
-              for index in CONVERTERS[node.op_type].static_inputs if index < len(node.input) and node.input[index]]
+              for index in (*CONVERTERS[node.op_type].static_inputs, *CONVERTERS[node.op_type].bindable_inputs)
+              if index < len(node.input) and node.input[index]]
     seen: set[str] = set()
     while wanted:
         name = wanted.pop()
@@ -37,7 +39,8 @@ def value_inputs(model: onnx.ModelProto) -> list[str]:
         producer = producers.get(name)
         if producer is not None and producer.op_type not in _SHAPE_READERS:
             wanted.extend(value for value in producer.input if value)
-    return [value.name for value in graph_inputs(model.graph) if value.name in seen]
+    return [value.name for value in graph_inputs(model.graph)
+            if value.name in seen and value.type.HasField("tensor_type")]  # a sequence cannot be bound
 
 
 def bind_inputs(model: onnx.ModelProto, values: Mapping[str, np.ndarray]) -> onnx.ModelProto:

@@ -160,6 +160,13 @@ CASES = {
     "misaligned concat": (
         [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Concat", ["c", "x"], ["k"], axis=1),
          helper.make_node("Relu", ["k"], ["y"])], {"w": (10, 12, 1, 1), "b": (10,)}, (1, 12, 3, 3)),
+    "concat chain, misaligned and aligned inputs": (  # tile groups of select copies, then a load -> save copy
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Concat", ["c", "x", "c", "x"], ["k"], axis=1),
+         helper.make_node("Relu", ["k"], ["y"])], {"w": (10, 12, 1, 1), "b": (10,)}, (1, 12, 3, 3)),
+    "concat chain repeating a small input": (
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Concat", ["c", "c", "c", "c", "c", "r", "c"], ["k"], axis=1),
+         helper.make_node("Relu", ["k"], ["y"])], {"w": (4, 12, 1, 1), "b": (4,)}, (1, 12, 3, 3)),
     "flatten + fully-connected + softmax on the host": (
         [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Flatten", ["c"], ["f"]),
          helper.make_node("Gemm", ["f", "fw", "fb"], ["l"]), helper.make_node("Softmax", ["l"], ["y"])],

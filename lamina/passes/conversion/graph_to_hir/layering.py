@@ -1,7 +1,8 @@
 """The HIR program's steps: layers and host segments, in program order.
 
 A layer starts with a matmul-like op (convolution, fully-connected, matmul),
-a pool, or an element-wise op whose inputs it loads, and absorbs the
+a pool, or an element-wise op (it loads the lhs; a binary op reads its rhs
+from the Vars, so two values no layer holds start one), and absorbs the
 accumulator ops that follow on its values: an add whose other operand is a
 Vars object or a value of the layer, element-wise ops with per-channel
 constants (DenseNet's unfolded batch norms), other element-wise ops on two
@@ -69,9 +70,10 @@ def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None]
                 steps.append(HostSegment())
             steps[-1].ops.append(op)
         elif form == PLACEMENT:
-            if current is not None and any(value in current.values for value in op.operands):
-                current = None
             copies = concats.copies.get(op, []) if kind == "concat" else []
+            read = [*op.operands, *(copy.input for copy in copies)]  # a concat chain copies its leaves
+            if current is not None and any(value in current.values for value in read):
+                current = None
             steps.extend(copies)
             if copies:
                 current = None
