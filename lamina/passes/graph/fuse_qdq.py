@@ -27,16 +27,19 @@ from mlir import ir
 from lamina.backends import BackendName, backend_named
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import QuantParams, TensorSpec, spec_of
-from lamina.dialects.values import constant_value, has_one_use, producer
+from lamina.dialects.values import constant_value, defining_op, has_one_use, op_name, producer
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
-from .quantize import WEIGHT_AXIS, quantized_constant
+from .quantize import quantized_constant
 from .rewriting import fused_location, replace_each
 
 # A recovered integer must give back the float constant within this relative error (float32 rounding of k x scale).
 EXACT = 1e-6
 STORED_DATA = (np.dtype(np.int8), np.dtype(np.uint8))
+# Layers with weights per output channel that compute quantized by accumulating (convolution, fully_connected).
+LAYERS = frozenset(name for name, definition in GRAPH.ops.items()
+                   if definition.quantized == "accumulate" and definition.channel_weights is not None)
 
 
 @register_pass
@@ -61,16 +64,15 @@ class GraphFuseQdq(Pass):
 
 
 def _fused(quantize: ir.Operation, backend) -> ir.Value | None:
-    layer = next((producer(quantize.operands[0], name) for name in WEIGHT_AXIS
-                  if producer(quantize.operands[0], name) is not None), None)
-    if layer is None or not has_one_use(layer.results[0]):
+    layer = defining_op(quantize.operands[0])
+    if layer is None or op_name(layer) not in LAYERS or not has_one_use(layer.results[0]):
         return None
     dequantize = producer(layer.operands[0], "dequantize")
     output = spec_of(quantize.results[0].type)
     if dequantize is None or not _per_tensor(output) or not _per_tensor(spec_of(dequantize.operands[0].type)):
         return None
     view = GRAPH.view(layer)
-    axis = WEIGHT_AXIS[view.name]
+    axis = view.definition.channel_weights[1]  # the weights' output-channel axis
     weights = _weight_format(layer.operands[1], axis)
     if weights is None or backend.why_not_quantized(view) is not None:
         return None
