@@ -1,7 +1,7 @@
 """The accelerator's numbers against onnxruntime: calibrated formats on the light models and a PyTorch export.
 
 Usage: .venv/bin/python benchmarks/accelerator_accuracy.py [--models a,b] [--archs x,y] [--inputs N]
-                                                           [--budget SECONDS] [--tensil]
+                                                           [--budget SECONDS] [--tensil] [--tensil-inputs N]
 
 For each model (seeded random weights, seed 0, as `lamina-compile
 --random-weights 0`) and architecture: `compile_model` with calibrated
@@ -14,7 +14,7 @@ SQNR pooled over the inputs (the lower output), top-1 agreement, and cycles besi
 stops after the first group past `--budget` seconds per pair (the row
 says how many inputs ran).
 With `--tensil`, the same pair is compiled in Tensil's FP16BP8 mode too and
-its accuracy measured on the first 10 inputs. `torch:mobilenet` is a small
+its accuracy measured on the first `--tensil-inputs` inputs (default 10; 0: its cycles only). `torch:mobilenet` is a small
 MobileNetV2-like net (ReLU6, depthwise, inverted residuals, healthy init)
 exported from PyTorch here. Rows are written to
 `benchmarks/results/accelerator_accuracy.md` as they finish.
@@ -49,7 +49,6 @@ RESULTS = ROOT / "benchmarks" / "results" / "accelerator_accuracy.md"
 COMMAND = ".venv/bin/python benchmarks/accelerator_accuracy.py"
 SEED = 0
 TORCH_MODEL = "torch:mobilenet"
-TENSIL_INPUTS = 10
 
 
 def mobilenet_onnx(path: Path) -> None:
@@ -146,7 +145,8 @@ def measure(name: str, source: Path, model, arch: str, scratch: Path, args) -> d
     if args.tensil:
         tensil = compile_model(source, arch, outdir, check=False, formats="tensil")
         numbers["tensil_cycles"] = tensil.summary.cycles
-        numbers["tensil"] = accuracy(outdir, model, TENSIL_INPUTS, args.budget, args.together)
+        if args.tensil_inputs:
+            numbers["tensil"] = accuracy(outdir, model, args.tensil_inputs, args.budget, args.together)
         shutil.rmtree(outdir, ignore_errors=True)
     return numbers
 
@@ -192,6 +192,8 @@ def main() -> None:
     parser.add_argument("--budget", type=float, default=600.0, help="simulation seconds per model and arch")
     parser.add_argument("--together", type=int, default=25, help="inputs the simulator runs at once")
     parser.add_argument("--tensil", action="store_true", help="also compile in FP16BP8 mode, set side by side")
+    parser.add_argument("--tensil-inputs", type=int, default=10,
+                        help="inputs to simulate in FP16BP8 mode (0: compare its cycles only)")
     args = parser.parse_args()
     loads, rows = [os.getloadavg()[0]], []
     command = " ".join([COMMAND, *sys.argv[1:]])

@@ -2,11 +2,27 @@
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from .windows import out_shape, pad_spatial, per_channel, taps, window_axes
 
 
+def accumulates_in_f32(function):
+    """A contraction kernel whose float16 operands are summed in float32 and rounded to float16 once, as Glow's
+    interpreter and onnxruntime's CPU kernels do (NumPy's float16 matmul rounds after every addition: a
+    3x3x512 convolution would keep about 7 bits)."""
+    @functools.wraps(function)
+    def run(*arrays, **attributes):
+        if not any(getattr(a, "dtype", None) == np.float16 for a in arrays):
+            return function(*arrays, **attributes)
+        wide = [a.astype(np.float32) if getattr(a, "dtype", None) == np.float16 else a for a in arrays]
+        return function(*wide, **attributes).astype(np.float16)
+    return run
+
+
+@accumulates_in_f32
 def convolution(x, w, b, *, strides, pads, dilations, group) -> np.ndarray:
     """ONNX Conv: x [N, C, ...], w [M, C/group, k...], b [M]."""
     n, channels = x.shape[:2]
@@ -25,6 +41,7 @@ def convolution(x, w, b, *, strides, pads, dilations, group) -> np.ndarray:
     return y + per_channel(b, len(axes))
 
 
+@accumulates_in_f32
 def conv_transpose(x, w, b, *, strides, pads, dilations, group, output_padding) -> np.ndarray:
     """ONNX ConvTranspose: x [N, C, ...], w [C, M/group, k...], b [M].
 

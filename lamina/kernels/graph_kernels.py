@@ -116,12 +116,12 @@ def _global_max_pool(node: Node, x):
 
 @kernel("fully_connected")
 def _fully_connected(node: Node, x, w, b):
-    return x @ w + b
+    return convolution.accumulates_in_f32(lambda x, w, b: x @ w + b)(x, w, b)
 
 
 @kernel("matmul")
 def _matmul(node: Node, lhs, rhs):
-    return np.matmul(lhs, rhs)
+    return convolution.accumulates_in_f32(np.matmul)(lhs, rhs)
 
 
 @kernel("batch_norm")

@@ -57,6 +57,9 @@ class GraphOptimize(Pipeline):
     """Glow's `optimizeFunction` for one backend: fold, optimize, lower, optimize,
     backend post-lowering transform, optimize, check support.
 
+    First, the layers of an imported QDQ model become quantized layers where
+    the backend runs them so (`graph-fuse-qdq`), as onnxruntime fuses them.
+
     The backend decides what is lowered and what must be supported at the
     end; compilation stops with one error per op it cannot run. Glow's
     precision stage comes right after lowering: `precision=profile` adds
@@ -97,7 +100,8 @@ class GraphOptimize(Pipeline):
 
     def before_precision(self) -> list[str]:
         """The stages before Glow's precision stage: what a profile must be taken after."""
-        return ["graph-fold", "graph-simplify", f"graph-lower{{backend={self.backend}}}"]
+        return [f"graph-fuse-qdq{{backend={self.backend}}}", "graph-fold", "graph-simplify",
+                f"graph-lower{{backend={self.backend}}}"]
 
     def stages(self) -> list[str]:
         """The pipeline's elements in order; the last one is the support check, if it runs."""

@@ -28,7 +28,6 @@ Calibration = Literal["minmax", "kl"]
 
 STORAGE = {"int8": np.dtype(np.int8), "int16": np.dtype(np.int16)}
 _F32 = np.finfo(np.float32)
-KL_TARGET_LEVELS = 128  # TensorRT's quantized histogram size
 
 
 def storage_range(precision: str) -> tuple[int, int]:
@@ -58,7 +57,7 @@ def range_params(low: float, high: float, precision: str, schema: str, what: str
 def activation_params(profile: TensorProfile, precision: str, schema: str, calibration: str, what: str) -> QuantParams:
     low, high = profile.min, profile.max
     if calibration == "kl":
-        threshold = kl_threshold(profile)
+        threshold = kl_threshold(profile, magnitude_levels(profile, precision, schema))
         low, high = max(low, -threshold), min(high, threshold)
     return range_params(low, high, precision, schema, what)
 
@@ -83,6 +82,15 @@ def bias_params(input_scale: float, weights: QuantParams) -> QuantParams:
     return QuantParams(scales, [0] * len(scales), weights.axis if len(scales) > 1 else None, int(info.min), int(info.max))
 
 
+def accumulator_params(data: QuantParams, weights: QuantParams) -> tuple[QuantParams, np.dtype]:
+    """An i32 layer result read only by float code: the accumulator at input scale x the largest weight
+    scale (per tensor; channels with smaller weight scales lose less than one of their own steps in a
+    thousand of the result's magnitude, and nothing can exceed the i32 range the products already fit)."""
+    info = np.iinfo(np.int32)
+    return QuantParams([data.scales[0] * max(weights.scales)], [0], None, int(info.min), int(info.max)), \
+        np.dtype(np.int32)
+
+
 def quantize_constant(values: np.ndarray, params: QuantParams, storage: np.dtype) -> np.ndarray:
     """Stored values of a constant (float64 arithmetic, ties to even, clamped)."""
     scale = params.broadcast(np.asarray(params.scales, np.float64), values.ndim)
@@ -91,29 +99,38 @@ def quantize_constant(values: np.ndarray, params: QuantParams, storage: np.dtype
     return np.clip(stored, params.qmin, params.qmax).astype(storage)
 
 
-def kl_threshold(profile: TensorProfile) -> float:
-    """TensorRT's entropy calibration on the histogram of |x|: the clipping threshold of least KL divergence."""
+def magnitude_levels(profile: TensorProfile, precision: str, schema: str) -> int:
+    """How many integer levels the format spends on |x|: all of them for one-signed data under the
+    asymmetric schema (a ReLU's output), else one side's (TensorRT's 128 for int8)."""
+    qmin, qmax = storage_range(precision)
+    one_signed = profile.min >= 0 or profile.max <= 0
+    return qmax - qmin + 1 if schema == "asymmetric" and one_signed else (qmax - qmin + 1) // 2
+
+
+def kl_threshold(profile: TensorProfile, levels: int) -> float:
+    """TensorRT's entropy calibration on the histogram of |x|: the clipping threshold of least KL divergence
+    when |x| up to it is rounded to `levels` levels (none when the histogram is not finer than that)."""
     edges = profile.bin_edges()
     counts = np.asarray(profile.histogram, np.float64)
     top = max(abs(profile.min), abs(profile.max))
     bins = len(counts)
-    if top == 0.0 or bins < KL_TARGET_LEVELS:
+    if top == 0.0 or bins <= levels:
         return top
     centres = np.abs((edges[:-1] + edges[1:]) / 2)
     magnitude = np.bincount(np.minimum((centres / top * bins).astype(np.int64), bins - 1), counts, bins)
     best, best_divergence = bins, math.inf
-    for cut in range(KL_TARGET_LEVELS, bins + 1):
+    for cut in range(levels, bins + 1):
         reference = magnitude[:cut].copy()
         reference[-1] += magnitude[cut:].sum()
-        divergence = _kl(reference, _expanded(magnitude[:cut]))
+        divergence = _kl(reference, _expanded(magnitude[:cut], levels))
         if divergence < best_divergence:
             best, best_divergence = cut, divergence
     return top * best / bins
 
 
-def _expanded(histogram: np.ndarray) -> np.ndarray:
-    """`histogram` merged into KL_TARGET_LEVELS levels, then spread back over its non-empty bins."""
-    groups = np.array_split(np.arange(len(histogram)), KL_TARGET_LEVELS)
+def _expanded(histogram: np.ndarray, levels: int) -> np.ndarray:
+    """`histogram` merged into `levels` levels, then spread back over its non-empty bins."""
+    groups = np.array_split(np.arange(len(histogram)), levels)
     expanded = np.zeros_like(histogram)
     for group in groups:
         part = histogram[group]

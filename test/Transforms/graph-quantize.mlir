@@ -5,6 +5,7 @@
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize{precision=int8 profile=%t.yaml})' | FileCheck %s --check-prefix=PIPELINE
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize)' | FileCheck %s --check-prefix=FLOAT
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml backend=accelerator})' | FileCheck %s --check-prefix=KEEP
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep=relu})' | FileCheck %s --check-prefix=WIDE
 
 // A fully-connected layer and its ReLU become int8 (weights per output channel,
 // i32 bias); softmax has no quantized form and reads a dequantized value.
@@ -16,7 +17,7 @@
 // CHECK:         %[[Q:.*]] = "graph.quantize"(%[[X]]) : (tensor<2x4xf32>) -> tensor<2x4x!quant.uniform<i8:f32
 // CHECK:         %[[W:.*]] = "graph.constant"() {{.*}} -> tensor<4x3x!quant.uniform<i8<-127:127>:f32:1,
 // CHECK:         %[[B:.*]] = "graph.constant"() {{.*}} -> tensor<3x!quant.uniform<i32:f32:0,
-// CHECK:         %[[FC:.*]] = "graph.fully_connected"(%[[Q]], %[[W]], %[[B]])
+// CHECK:         %[[FC:.*]] = "graph.fully_connected"(%[[Q]], %[[W]], %[[B]]) {{.*}} -> tensor<2x3x!quant.uniform<i8:f32
 // CHECK:         %[[R:.*]] = "graph.relu"(%[[FC]]) : (tensor<2x3x!quant.uniform<i8:f32
 // CHECK:         %[[D:.*]] = "graph.dequantize"(%[[R]]) : (tensor<2x3x!quant.uniform<i8:f32, {{.*}}>>) -> tensor<2x3xf32>
 // CHECK:         "graph.softmax"(%[[D]])
@@ -31,6 +32,12 @@
 // PIPELINE:      "graph.fully_connected"({{.*}}) -> tensor<2x3x!quant.uniform<i8:f32
 // PIPELINE:      "graph.softmax"
 // FLOAT-NOT:     quant.uniform
+
+// A layer whose result only float code reads (relu kept in float) keeps its
+// i32 accumulator, at input scale x weight scale: it is not rounded to int8.
+// WIDE:          %[[FC:.*]] = "graph.fully_connected"({{.*}}) -> tensor<2x3x!quant.uniform<i32:f32, {{[^:]*}}>>
+// WIDE:          %[[D:.*]] = "graph.dequantize"(%[[FC]]) : (tensor<2x3x!quant.uniform<i32:f32
+// WIDE:          "graph.relu"(%[[D]]) : (tensor<2x3xf32>)
 
 // BADKEEP: option 'keep' names 'nonsense', which is not a graph op kind
 func.func @main() {

@@ -138,6 +138,52 @@ func.func @depthwise() {
 
 // -----
 
+// A quantized convolution (i8 data and filter onto an i32 init): the filter
+// is sign-extended to i32 at compile time and the input by a generic, so
+// the matmul is i32 x i32 -> i32 like the f32 ones (cpu-vectorize raises
+// those to vector contractions; two channels: the 9 taps gathered into one).
+// The input is padded with its zero point (-3), so the padded tensor is the
+// data and no zero padding is added.
+
+// CHECK-LABEL: func.func @quantized
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2x5x5xi8>) outs(%{{.*}} : tensor<1x2x5x5xi32>)
+// CHECK:           arith.extsi {{.*}} : i8 to i32
+// CHECK:         arith.constant dense<{{.*}}> : tensor<2x2x3x3xi32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<2x18xi32>, tensor<18x32xi32>) outs(%{{.*}} : tensor<2x32xi32>)
+// CHECK-NOT:     linalg.conv
+func.func @quantized() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  %q = "graph.quantize"(%x) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>
+  %w = "graph.constant"() {value = dense<[[[[1, 0, 0], [0, 0, 0], [0, 0, 2]], [[0, 0, 0], [0, 0, 0], [0, 0, 0]]], [[[-1, 0, 0], [0, 0, 0], [0, 0, 0]], [[0, 0, 0], [0, 1, 0], [0, 0, 0]]]]> : tensor<2x2x3x3xi8>} : () -> tensor<2x2x3x3x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2}>>
+  %b = "graph.constant"() {value = dense<[10, -4]> : tensor<2xi32>} : () -> tensor<2x!quant.uniform<i32:f32:0, {0.05,0.1}>>
+  %y = "graph.convolution"(%q, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x2x3x3x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2}>>, tensor<2x!quant.uniform<i32:f32:0, {0.05,0.1}>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.25:1>>
+  %d = "graph.dequantize"(%y) : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.25:1>>) -> tensor<1x2x3x3xf32>
+  "graph.save"(%d) {name = "y"} : (tensor<1x2x3x3xf32>) -> ()
+  return
+}
+
+// -----
+
+// A quantized depthwise convolution: the tap sum multiplies and adds i32
+// (integers have no fma).
+
+// CHECK-LABEL: func.func @quantized_depthwise
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<2x{{[0-9]+}}xi32>) attrs = {lamina.tap_sum}
+// CHECK-COUNT-9:   arith.muli
+// CHECK-NOT:     linalg.depthwise_conv
+func.func @quantized_depthwise() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  %q = "graph.quantize"(%x) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>
+  %w = "graph.constant"() {value = dense<[[[[1, 0, 0], [0, 0, 0], [0, 0, 2]]], [[[-1, 0, 0], [0, 1, 0], [0, 0, 0]]]]> : tensor<2x1x3x3xi8>} : () -> tensor<2x1x3x3x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2}>>
+  %b = "graph.constant"() {value = dense<[10, -4]> : tensor<2xi32>} : () -> tensor<2x!quant.uniform<i32:f32:0, {0.05,0.1}>>
+  %y = "graph.convolution"(%q, %w, %b) {dilations = array<i64: 1, 1>, group = 2 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<2x1x3x3x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2}>>, tensor<2x!quant.uniform<i32:f32:0, {0.05,0.1}>>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.25:1>>
+  %d = "graph.dequantize"(%y) : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.25:1>>) -> tensor<1x2x3x3xf32>
+  "graph.save"(%d) {name = "y"} : (tensor<1x2x3x3xf32>) -> ()
+  return
+}
+
+// -----
+
 // Not firing: convolutions of other element types stay named convolutions.
 
 // CHECK-LABEL: func.func @not_f32

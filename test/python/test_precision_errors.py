@@ -77,9 +77,9 @@ def test_profile_with_non_finite_range(model, capsys, value):
 
 def test_range_that_fits_no_format(model, capsys):
     profile = _profile(model, capsys)
-    _edit(profile, lambda d: d["Profile"][1].update(Min=-1e300, Max=1e300))
+    _edit(profile, lambda d: d["Profile"][0].update(Min=-1e300, Max=1e300))  # the layer's input
     line = _error(capsys, _quantize(model, profile))
-    assert "node output 'fc:0': range [-1e+300, 1e+300] fits no int8 format" in line
+    assert "node output 'x': range [-1e+300, 1e+300] fits no int8 format" in line
 
 
 def test_empty_calibration_data(model, tmp_path, capsys):

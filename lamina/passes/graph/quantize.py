@@ -19,7 +19,7 @@ from lamina.quantization.profile import Profile, check_matches, read_profile
 
 from lamina.dialects.values import constant_value, defining_op, has_uses, producer
 
-from .rewriting import create_constant, graph_ops, replace_op
+from .rewriting import graph_ops, replace_op
 
 @register_pass
 @dataclass(frozen=True)
@@ -77,9 +77,11 @@ class _Quantizer:
         self.borders: dict[ir.Value, ir.Value] = {}  # float value -> its graph.quantize
 
     def run(self, module: ir.Operation) -> None:
-        for op in graph_ops(module):
-            if self._convertible(op):
-                self._convert(op)
+        converted = [op for op in graph_ops(module) if self._convertible(op)]
+        chosen = {_operation(op) for op in converted}
+        plan = [(op, _feeds_only_float_code(op, chosen)) for op in converted]  # decided before ops are replaced
+        for op, wide in plan:
+            self._convert(op, wide)
         for op in reversed(graph_ops(module)):  # dequantizes nobody reads after all
             if op.name == "graph.dequantize" and not has_uses(op.results[0]):
                 op.erase()
@@ -96,8 +98,12 @@ class _Quantizer:
             return all(constant_value(v) is not None for v in op.operands[1:])
         return True
 
-    def _convert(self, op: ir.Operation) -> None:
+    def _convert(self, op: ir.Operation, wide: bool) -> None:
+        """Convert `op`; a layer whose result only float code reads (`wide`) keeps its i32 accumulator, in
+        the units of its input scale x its largest weight scale, so its result is not rounded to the
+        8-bit format before the float code (a classifier's logits before a softmax)."""
         view = GRAPH.view(op)
+        storage = self.storage
         with ir.InsertionPoint(op), op.location:
             if view.definition.quantized == "accumulate":
                 operands = self._layer_operands(op, view.name)
@@ -105,9 +111,11 @@ class _Quantizer:
                 operands = [self._quantized(v) for v in op.operands]
             if view.definition.quantized == "same_scale":
                 params = spec_of(operands[0].type).quant
+            elif view.definition.quantized == "accumulate" and wide:
+                params, storage = calibration.accumulator_params(*(spec_of(v.type).quant for v in operands[:2]))
             else:
                 params = self._activation(op.results[0])
-            result = spec_of(op.results[0].type).with_quant(params, self.storage)
+            result = spec_of(op.results[0].type).with_quant(params, storage)
             new = GRAPH.create(view.name, *operands, result_types=[result], loc=op.location, **view.attrs())
             float_spec = spec_of(op.results[0].type)
             dequantized = GRAPH.create("dequantize", new.results[0], result_types=[float_spec], loc=op.location)
@@ -129,12 +137,7 @@ class _Quantizer:
                 self._constant(calibration.quantize_constant(bias, bias_params, np.dtype(np.int32)), bias_params)]
 
     def _constant(self, stored: np.ndarray, params: QuantParams) -> ir.Value:
-        constant = create_constant(stored, ir.Location.current)
-        declared = TensorSpec(stored.shape, stored.dtype, params)
-        owner = defining_op(constant)
-        typed = GRAPH.create("constant", value=stored, result_types=[declared], loc=owner.location)
-        owner.erase()
-        return typed.results[0]
+        return quantized_constant(stored, params, ir.Location.current)
 
     def _quantized(self, value: ir.Value) -> ir.Value:
         """`value` as a quantized value: its producer's stored result, a quantized constant, or a new border."""
@@ -159,6 +162,22 @@ class _Quantizer:
         name = self.names[value]
         return calibration.activation_params(self.profile.tensors[name], self.options.precision, self.options.schema,
                                              self.options.calibration, f"node output '{name}'")
+
+
+def quantized_constant(stored: np.ndarray, params: QuantParams, loc: ir.Location) -> ir.Value:
+    """A `graph.constant` of stored integers declared with format `params`, at the current insertion point."""
+    with loc:  # types are built in the location's context
+        return GRAPH.create("constant", value=stored, result_types=[TensorSpec(stored.shape, stored.dtype, params)],
+                            loc=loc).results[0]
+
+
+def _feeds_only_float_code(op: ir.Operation, converted: set[ir.Operation]) -> bool:
+    """Whether no op that is converted reads `op`'s result (its users stay float: a dequantize feeds them)."""
+    return all(_operation(use.owner) not in converted for use in op.results[0].uses)
+
+
+def _operation(op) -> ir.Operation:
+    return op.operation if isinstance(op, ir.OpView) else op
 
 
 def _where(op: ir.Operation) -> str:

@@ -11,6 +11,11 @@ tiling of `cpu-vectorize` turns into register-tiled FMAs. Measured on
 ResNet-50's layers on this 2-core AVX-512 machine (docs/cpu-path.md): the
 convolutions went from 313 ms (direct, vectorized) to 67 ms, then to
 layers at 130-210 GFLOP/s with explicit copies for padding and gathers.
+
+Quantized convolutions (i8 data and filter onto an i32 init, what
+`convert-graph-to-linalg` writes for `!quant.uniform` layers) take the same
+route on operands sign-extended to i32 first (the filter at compile time;
+why: `builders.sign_extended`).
 """
 
 from __future__ import annotations
@@ -21,7 +26,8 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
-from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, pad,
+from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
+                                                               multiply_accumulate, pad, sign_extended,
                                                                tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
 from lamina.passes.registry import Pass, register_pass
@@ -56,6 +62,8 @@ CONVOLUTIONS = {
 # A stride-1 unpadded 1x1 convolution reads its input as it is (no padded copy) when the positions
 # beyond the last multiple of COLUMN_TILE (done by a second, narrower matmul) are at most 1/this of them.
 POINTWISE_TAIL = 8
+# (data, filter, init) element types rewritten: float, and quantized layers' i8 x i8 -> i32.
+REWRITTEN_TYPES = frozenset({("f32", "f32", "f32"), ("i8", "i8", "i32")})
 # Marks the depthwise tap-sum generic for `cpu-vectorize` (which tiles it along positions).
 TAP_SUM = "lamina.tap_sum"
 # Grouped convolutions: filters per group are padded with zero filters to a multiple of this when
@@ -227,10 +235,12 @@ def _tap_sum(slices: list[tuple[ir.Value, ir.Value]], init: ir.Value) -> ir.Valu
 
 
 def _fused_sum(count: int):
+    """The tap sum's body: fused multiply-adds of floats, multiply and add of (widened) integers."""
     def body(*arguments: ir.Value) -> ir.Value:
         columns, taps, accumulator = arguments[:count], arguments[count:2 * count], arguments[-1]
         for x, w in zip(columns, taps):
-            accumulator = math.fma(x, w, accumulator)
+            accumulator = math.fma(x, w, accumulator) if is_float(accumulator.type) else \
+                multiply_accumulate(x, w, accumulator)
         return accumulator
     return body
 
@@ -337,8 +347,7 @@ def _taps_first(filter_: ir.Value, rows: int | None = None) -> ir.Value:
     if attr is not None:
         if attr.is_splat and lead == shape[:-2]:
             return arith.constant(transposed, ir.DenseElementsAttr.get_splat(transposed, attr.get_splat_value()))
-        array = np.array(ir.DenseFPElementsAttr(attr)).reshape(shape) if not attr.is_splat else np.full(
-            shape, ir.FloatAttr(attr.get_splat_value()).value, np.float32)
+        array = _constant_array(attr, shape)
         array = np.ascontiguousarray(array.transpose(order))
         if list(array.shape) != [*kernel, *lead]:
             widths = [(0, 0)] * rank
@@ -348,6 +357,38 @@ def _taps_first(filter_: ir.Value, rows: int | None = None) -> ir.Value:
     transpose = linalg.transpose(filter_, outs=[tensor.empty([*kernel, *shape[:-2]], filter_type.element_type)],
                                  permutation=order)
     return transpose.results[0]
+
+
+def _constant_array(attr: ir.DenseElementsAttr, shape: list[int]) -> np.ndarray:
+    """A dense float or integer constant's elements as an array of `shape`."""
+    if attr.is_splat:
+        splat = attr.get_splat_value()
+        if is_float(splat.type):
+            return np.full(shape, ir.FloatAttr(splat).value, np.float32)
+        return np.full(shape, ir.IntegerAttr(splat).value, np.dtype(f"int{ir.IntegerType(splat.type).width}"))
+    dense = ir.DenseFPElementsAttr(attr) if is_float(attr.type.element_type) else ir.DenseIntElementsAttr(attr)
+    return np.array(dense).reshape(shape)
+
+
+def _widened(value: ir.Value, wide: ir.Type) -> ir.Value:
+    """An integer tensor sign-extended to the accumulator's type `wide` (a constant at compile time); a
+    tensor of that type already is returned as it is."""
+    type_ = tensor_type(value.type)
+    if type_.element_type == wide:
+        return value
+    result_type = ir.RankedTensorType.get(type_.shape, wide)
+    attr = _constant(value)
+    if attr is not None:
+        array = _constant_array(attr, list(type_.shape)).astype(f"int{ir.IntegerType(wide).width}")
+        return arith.constant(result_type, ir.DenseElementsAttr.get(array, type=wide))
+    return sign_extended(value, wide)
+
+
+def _is_zero(attr: ir.Attribute) -> bool:
+    """Whether a scalar constant is 0 (float or integer: a zero padding of either kind)."""
+    if isinstance(attr, ir.FloatAttr):
+        return ir.FloatAttr(attr).value == 0.0
+    return isinstance(attr, ir.IntegerAttr) and ir.IntegerAttr(attr).value == 0
 
 
 def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
@@ -362,8 +403,7 @@ def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
     constant = yielded.owner
     if (len(op.operands) != 1 or any(low[:2]) or any(high[:2]) or min(low + high) < 0
             or not (isinstance(constant, ir.OpView) and constant.operation.name == "arith.constant")
-            or not isinstance(constant.operation.attributes["value"], ir.FloatAttr)
-            or ir.FloatAttr(constant.operation.attributes["value"]).value != 0.0):
+            or not _is_zero(constant.operation.attributes["value"])):
         return value, (0, 0)
     return op.operands[0], (low[2], low[3])
 
@@ -376,6 +416,11 @@ def _ungrouped(value: ir.Value) -> ir.Value:
             and tensor_type(owner.operation.operands[0].type).shape == [n, group * per_group, height, width]):
         return owner.operation.operands[0]
     return collapse(value, [n, group * per_group, height, width], [[0], [1, 2], [3], [4]])
+
+
+def _element_types(convolution: ir.Operation) -> tuple[str, str, str]:
+    """(data, filter, init) element types of a convolution, as text."""
+    return tuple(str(tensor_type(v.type).element_type) for v in convolution.operands[:3])
 
 
 def _per_image(data: ir.Value, init: ir.Value, convolve) -> ir.Value:
@@ -403,15 +448,15 @@ def _image(value: ir.Value, image: ir.Value) -> ir.Value:
 
 
 def _matmul_convolutions(op: ir.Operation) -> None:
-    """Rewrite every static f32 2-D NCHW convolution (`CONVOLUTIONS`) as matmuls (`_convolution_as_matmuls`),
-    in a loop over the images."""
+    """Rewrite every static f32 (or i8 x i8 -> i32) 2-D NCHW convolution (`CONVOLUTIONS`) as matmuls
+    (`_convolution_as_matmuls`), in a loop over the images."""
     convolutions = []
 
     def collect(child: ir.Operation) -> ir.WalkResult:
         if child.name in CONVOLUTIONS:
             data_type = tensor_type(child.operands[0].type)
             if (data_type.has_static_shape and tensor_type(child.operands[1].type).has_static_shape
-                    and isinstance(data_type.element_type, ir.F32Type)):
+                    and _element_types(child) in REWRITTEN_TYPES):
                 convolutions.append(child)
         return ir.WalkResult.ADVANCE
 
@@ -423,6 +468,8 @@ def _matmul_convolutions(op: ir.Operation) -> None:
             if kind == "linalg.conv_2d_ngchw_gfchw":  # back to [n, channels, h, w] and [n, filters, oh, ow]
                 data, init = _ungrouped(data), _ungrouped(init)
             data, pads = _zero_padding(data)
+            wide = tensor_type(init.type).element_type
+            data, filter_ = _widened(data, wide), _widened(filter_, wide)
             strides = list(ir.DenseIntElementsAttr(convolution.attributes["strides"]))
             dilations = list(ir.DenseIntElementsAttr(convolution.attributes["dilations"]))
             images = tensor_type(data.type).shape[0]
@@ -440,7 +487,8 @@ def _matmul_convolutions(op: ir.Operation) -> None:
 @register_pass
 @dataclass(frozen=True)
 class ConvolutionToMatmuls(Pass):
-    """Rewrite every static f32 2-D NCHW convolution (`CONVOLUTIONS`) as matmuls, in a loop over the images.
+    """Rewrite every static f32 (or i8 x i8 -> i32) 2-D NCHW convolution (`CONVOLUTIONS`) as matmuls, in a loop
+    over the images.
 
     One `linalg.matmul` [filters, channels] x [channels, positions] per
     kernel tap over the flattened output positions, accumulating onto the

@@ -50,3 +50,27 @@ func.func @relu() {
   "graph.save"(%y) {name = "y"} : (tensor<4x!quant.uniform<i8:f32, 0.25:-128>>) -> ()
   return
 }
+
+// -----
+
+// A quantized fully-connected layer: an i32 matmul of the sign-extended
+// input and the weights widened at compile time (cpu-vectorize vectorizes
+// same-typed matmuls), onto bias - zero point x column sums
+// ([7 - 2(1 - 1), -3 - 2(2 + 3)] = [7, -13]), then one requantization.
+
+// CHECK-LABEL: func.func @fully_connected
+// CHECK:         arith.constant dense<[7, -13]> : tensor<2xi32>
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x2xi8>) outs(%{{.*}} : tensor<1x2xi32>)
+// CHECK:           arith.extsi {{.*}} : i8 to i32
+// CHECK:         arith.constant dense<{{\[\[}}1, 2], [-1, 3]]> : tensor<2x2xi32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<1x2xi32>, tensor<2x2xi32>) outs(%{{.*}} : tensor<1x2xi32>)
+func.func @fully_connected() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x2xf32>
+  %q = "graph.quantize"(%x) : (tensor<1x2xf32>) -> tensor<1x2x!quant.uniform<i8:f32, 0.5:2>>
+  %w = "graph.constant"() {value = dense<[[1, 2], [-1, 3]]> : tensor<2x2xi8>} : () -> tensor<2x2x!quant.uniform<i8<-127:127>:f32, 0.1>>
+  %b = "graph.constant"() {value = dense<[7, -3]> : tensor<2xi32>} : () -> tensor<2x!quant.uniform<i32:f32, 0.05>>
+  %y = "graph.fully_connected"(%q, %w, %b) : (tensor<1x2x!quant.uniform<i8:f32, 0.5:2>>, tensor<2x2x!quant.uniform<i8<-127:127>:f32, 0.1>>, tensor<2x!quant.uniform<i32:f32, 0.05>>) -> tensor<1x2x!quant.uniform<i8:f32, 0.25:0>>
+  %d = "graph.dequantize"(%y) : (tensor<1x2x!quant.uniform<i8:f32, 0.25:0>>) -> tensor<1x2xf32>
+  "graph.save"(%d) {name = "y"} : (tensor<1x2xf32>) -> ()
+  return
+}

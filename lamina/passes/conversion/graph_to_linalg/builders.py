@@ -12,6 +12,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, tensor
 
+from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
 from .storage import storage_type, stored
@@ -140,6 +141,34 @@ def multiply(lhs: ir.Value, rhs: ir.Value) -> ir.Value:
     return arith.mulf(lhs, rhs) if is_float(lhs.type) else arith.muli(lhs, rhs)
 
 
+def sign_extended(value: ir.Value, wide: ir.Type) -> ir.Value:
+    """An integer tensor sign-extended to the integer type `wide` by an element-wise generic.
+
+    (Integer contractions are built on operands of their accumulator's type:
+    `cpu-vectorize` raises same-typed matmuls to vector contractions, while a
+    mixed i8 x i8 -> i32 one stays a multi-reduction that lowers to scalars.)
+    """
+    type_ = tensor_type(value.type)
+    (result,) = generic([value], [tensor.empty(list(type_.shape), wide)], [identity_map(type_.rank)] * 2,
+                        [PARALLEL] * type_.rank, lambda element, _: arith.extsi(wide, element))
+    return result
+
+
 def multiply_accumulate(lhs: ir.Value, rhs: ir.Value, accumulator: ir.Value) -> ir.Value:
     """The body of a contraction: accumulator + lhs * rhs."""
     return add(accumulator, multiply(lhs, rhs))
+
+
+class RetypedView(OpView):
+    """An op seen with its operand and result specs mapped by `retype`: the same op on other element types
+    (a quantized op on the reals it stands for, an f16 contraction in f32), for its converter."""
+
+    def __init__(self, view: OpView, retype: Callable[[TensorSpec], TensorSpec]):
+        super().__init__(view.op, view.definition)
+        self.retype = retype
+
+    def operand_specs(self) -> list[TensorSpec]:
+        return [self.retype(s) for s in super().operand_specs()]
+
+    def result_specs(self) -> list[TensorSpec]:
+        return [self.retype(s) for s in super().result_specs()]

@@ -41,12 +41,14 @@ from lamina.dialects.irdl import OpView
 
 from .builders import (PARALLEL, REDUCTION, affine_map, broadcast_along, dims, empty, filled, generic, identity_map,
                        multiply_accumulate, pad, tensor_type)
+from .half_precision import accumulates_in_f32
 from .registry import converts
 from .shape_ops import collapse, expand, extract, insert
 from .storage import result_type
 
 
 @converts("convolution")
+@accumulates_in_f32
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
     padded = padded_input(view, data, 0)
@@ -139,6 +141,7 @@ def _generic_convolution(data: ir.Value, filter_: ir.Value, init: ir.Value, stri
 
 
 @converts("conv_transpose")
+@accumulates_in_f32
 def conv_transpose(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
     out = result_type(view)

@@ -15,11 +15,13 @@ from lamina.dialects.irdl import OpView
 
 from .builders import (PARALLEL, REDUCTION, affine_map, broadcast_along, dims, filled, generic, multiply_accumulate,
                        tensor_type)
+from .half_precision import accumulates_in_f32
 from .registry import converts
 from .storage import result_type
 
 
 @converts("fully_connected")
+@accumulates_in_f32
 def fully_connected(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, weights, bias = operands
     init = broadcast_along(bias, result_type(view), 1)
@@ -27,6 +29,7 @@ def fully_connected(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
 
 
 @converts("matmul")
+@accumulates_in_f32
 def matmul(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     lhs, rhs = operands
     out = result_type(view)

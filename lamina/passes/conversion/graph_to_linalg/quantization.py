@@ -5,7 +5,8 @@ Values are their stored integers (a `u8` one in an i8, `storage.py`).
   point, clamped, as the interpreter and onnxruntime compute it;
 - dequantize: (stored - zero point) x scale;
 - convolution and fully_connected ("accumulate"): i8 x i8 -> i32 linalg
-  contractions. The input is padded with its zero point, so the zero-point
+  contractions (a fully-connected layer's on operands sign-extended to i32,
+  which vectorize; convolutions are widened by `linalg-convolution-to-matmuls`). The input is padded with its zero point, so the zero-point
   term is zero point x the filter's sum, folded with the bias into the i32
   init at compile time; u8 inputs become i8 by flipping the top bit (zero
   point - 128). One requantization follows: i32 -> f32 x (input scale x
@@ -24,7 +25,8 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import QuantParams, TensorSpec
 from lamina.dialects.values import constant_value
 
-from .builders import PARALLEL, affine_map, broadcast_along, dense_constant, dims, empty, generic, identity_map, scalar
+from .builders import (PARALLEL, RetypedView, affine_map, broadcast_along, dense_constant, dims, empty, generic,
+                       identity_map, scalar, sign_extended)
 from .convolution import convolve, padded_input
 from .registry import CONVERTERS, converts
 from .storage import storage_type
@@ -44,22 +46,9 @@ def convert_quantized(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
         raise NotImplementedError("it has no quantized form")
     reals = [dequantize(value, spec) if spec.quant is not None else value
              for value, spec in zip(operands, view.operand_specs())]
-    (result,) = CONVERTERS[view.name](_FloatView(view), reals)
+    (result,) = CONVERTERS[view.name](RetypedView(view, _real), reals)
     spec = view.result_specs()[0]
     return [quantize(result, spec) if spec.quant is not None else result]
-
-
-class _FloatView(OpView):
-    """A quantized op seen as the same op on the reals its values stand for."""
-
-    def __init__(self, view: OpView):
-        super().__init__(view.op, view.definition)
-
-    def operand_specs(self) -> list[TensorSpec]:
-        return [_real(s) for s in super().operand_specs()]
-
-    def result_specs(self) -> list[TensorSpec]:
-        return [_real(s) for s in super().result_specs()]
 
 
 def _real(spec: TensorSpec) -> TensorSpec:
@@ -96,8 +85,9 @@ def dequantize(q: ir.Value, spec: TensorSpec) -> ir.Value:
     unsigned = spec.dtype.kind == "u"
 
     def body(value, scale, zero, _):
-        wide = arith.extui(ir.IntegerType.get_signless(32), value) if unsigned else \
-            arith.extsi(ir.IntegerType.get_signless(32), value)
+        i32 = ir.IntegerType.get_signless(32)
+        wide = value if ir.IntegerType(value.type).width == 32 else \
+            arith.extui(i32, value) if unsigned else arith.extsi(i32, value)
         real = arith.subf(arith.sitofp(ir.F32Type.get(), wide), zero)
         return arith.mulf(real, scale)
 
@@ -122,7 +112,7 @@ def _elementwise(result: ir.RankedTensorType, x: ir.Value, scales: ir.Value, zer
 
 def _round_and_store(real: ir.Value, zero: ir.Value, params: QuantParams, storage: ir.Type) -> ir.Value:
     shifted = arith.addf(math.roundeven(real), zero)
-    low, high = scalar(ir.F32Type.get(), params.qmin), scalar(ir.F32Type.get(), params.qmax)
+    low, high = scalar(real.type, params.qmin), scalar(real.type, params.qmax)
     clamped = arith.minimumf(arith.maximumf(shifted, low), high)
     wide = arith.fptosi(ir.IntegerType.get_signless(32), clamped)
     return wide if ir.IntegerType(storage).width == 32 else arith.trunci(storage, wide)
@@ -150,10 +140,11 @@ def _accumulate(view: OpView, operands: list[ir.Value]) -> ir.Value:
     if view.name == "convolution":
         padded = padded_input(view, data, zero)
         accumulator = convolve(view, padded, operands[1], broadcast_along(init_vector, accumulator_type, 1))
-    else:
+    else:  # on i32 operands, which cpu-vectorize vectorizes (`sign_extended`)
         init = broadcast_along(init_vector, accumulator_type, 1)
-        accumulator = linalg.matmul(data, operands[1], outs=[init])
-    multipliers = np.asarray(product_scales / out_spec.quant.scales[0], F32)
+        wide = ir.IntegerType.get_signless(32)
+        accumulator = linalg.matmul(sign_extended(data, wide), dense_constant(weights.astype(np.int32)), outs=[init])
+    multipliers = np.asarray(product_scales / out_spec.quant.scales[0], np.float64)
     return _requantize(accumulator, multipliers, out_spec)
 
 
@@ -169,11 +160,14 @@ def _requantize(accumulator: ir.Value, multipliers: np.ndarray, spec: TensorSpec
     params = spec.quant
     result = storage_type(spec)
     rank = result.rank
-    vector = dense_constant(multipliers)
-    zero = scalar(ir.F32Type.get(), params.zero_points[0])
+    # An i32 result (a layer only float code reads) is rounded in f64: f32 would lose bits above 2^24.
+    real_dtype = np.float64 if spec.dtype.itemsize == 4 else np.float32
+    vector = dense_constant(multipliers.astype(real_dtype))
+    real_type = ir.F64Type.get() if real_dtype == np.float64 else ir.F32Type.get()
+    zero = scalar(real_type, params.zero_points[0])
 
     def body(value, multiplier, _):
-        real = arith.mulf(arith.sitofp(ir.F32Type.get(), value), multiplier)
+        real = arith.mulf(arith.sitofp(real_type, value), multiplier)
         return _round_and_store(real, zero, params, result.element_type)
 
     (value,) = generic([accumulator, vector], [empty(result)], [identity_map(rank), affine_map(rank, dims(1)),
