@@ -24,8 +24,8 @@ in its region (-1 until planned) and records the regions' sizes on the module.
 from __future__ import annotations
 
 from .graph import GRAPH
-from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, INTERFACE, MEMORY_OBJECT, REARRANGING,
-                   STORAGE, STR, VIEW, DialectDef, OpDef, ShapeError)
+from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, INTERFACE, MEMORY_OBJECT, PRECISION,
+                   REARRANGING, STORAGE, STR, VIEW, DialectDef, OpDef, ShapeError)
 from .types import TensorSpec
 
 BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", values="memref")
@@ -33,9 +33,6 @@ BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", val
 # Graph ops that are not computations: they become buffers (placeholder,
 # constant: storage), a copy into an output weight (save: interface), or views (reshape).
 NOT_INSTRUCTIONS = GRAPH.with_trait(STORAGE) | GRAPH.with_trait(INTERFACE) | GRAPH.with_trait(VIEW)
-# Memrefs cannot hold `!quant.uniform` elements, so the precision ops have no
-# buffer instruction and quantized graphs stop at IRGen with an error saying so.
-PRECISION_OPS = frozenset({"quantize", "dequantize", "profile"})
 # What an instruction keeps of its graph op's facts (the rest are about values, not buffers).
 INSTRUCTION_TRAITS = frozenset({ELEMENTWISE, REARRANGING, COMMUTATIVE, IN_PLACE})
 
@@ -106,9 +103,9 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if (graph_op.name in NOT_INSTRUCTIONS | PRECISION_OPS or graph_op.training or graph_op.regions
+        if (graph_op.name in NOT_INSTRUCTIONS or graph_op.has(PRECISION) or graph_op.training or graph_op.regions
                 or len(graph_op.results) > 1):
-            continue  # training, control flow and multi-result ops are lowered before IRGen
+            continue  # lowered before IRGen (training, control flow, multi-result), or precision ops
         BUFFER.op(
             graph_op.name,
             f"graph.{graph_op.name} into `dest`: {graph_op.summary}",

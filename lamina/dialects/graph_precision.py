@@ -7,8 +7,8 @@ so the shape functions check the types.
 
 from __future__ import annotations
 
-from .graph import FLOAT_DTYPES, GRAPH, MODEL_INTERFACE, _declared, _require
-from .irdl import STR
+from .graph import FLOAT_DTYPES, GRAPH, _declared, _require
+from .irdl import PRECISION, PROBE, STR
 
 
 def _quantize(ins, attrs, declared):
@@ -35,13 +35,11 @@ def _profile(ins, attrs, declared):
 
 # Precision conversions (Glow's QuantizeNode, DequantizeNode); scales live in the `!quant.uniform` types.
 GRAPH.op("quantize", "Rounds reals to the result's !quant.uniform type (round half to even, clamped).",
-         operands=("input",), shape_fn=_quantize, quantized="carrier")
+         operands=("input",), shape_fn=_quantize, quantized="carrier", traits={PRECISION})
 GRAPH.op("dequantize", "The reals a !quant.uniform tensor stands for: (stored - zero_point) * scale.",
-         operands=("input",), shape_fn=_dequantize, quantized="carrier")
+         operands=("input",), shape_fn=_dequantize, quantized="carrier", traits={PRECISION})
 
 # Glow's Profile mode: a probe recording a value's range (`graph-profile-instrument`, `lamina-profile`).
 GRAPH.op("profile", "Records the values of `input` as node output `name`; the interpreter reports them.",
-         operands=("input",), results=(), attrs={"name": STR}, shape_fn=_profile)
-
-# Ops dead-code elimination keeps: the interface and the profiling probes of Glow's Profile mode.
-KEPT_WITHOUT_USES = MODEL_INTERFACE | {"profile"}
+         operands=("input",), results=(), attrs={"name": STR}, shape_fn=_profile,
+         traits={PRECISION, PROBE})

@@ -49,8 +49,10 @@ IN_PLACE = "in-place"  # may write its result over an input of the same type tha
 VIEW = "view"  # the result is the operand's elements seen in another shape: a view of its memory, no copy
 LAYER = "layer"  # input x weights + a per-output-channel bias (Glow's Convolution and FullyConnected nodes)
 MEMORY_OBJECT = "memory-object"  # declares memory (a buffer, a Vars, Consts or Temp object) rather than computing
+PROBE = "probe"  # records the values it reads (Glow's Profile mode): an effect, kept even when unused
+PRECISION = "precision"  # converts precisions or observes values for them; no buffer form (memrefs: no !quant.uniform)
 TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE, VIEW, LAYER,
-          MEMORY_OBJECT)
+          MEMORY_OBJECT, PROBE, PRECISION)
 
 
 # IRDL 22 verifies every value of a variadic group against one constraint

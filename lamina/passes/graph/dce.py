@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.graph_precision import KEPT_WITHOUT_USES
+from lamina.dialects.irdl import INTERFACE, PROBE
 from lamina.passes.registry import Pass, register_pass
 
 
@@ -19,7 +19,7 @@ class GraphDCE(Pass):
     Every graph op except `graph.save` only computes its results, so one
     whose results nobody reads cannot change the model's outputs: erasing it
     is always legal, at any point of a pipeline. The model's interface
-    (`MODEL_INTERFACE`: placeholders and saves) and profiling probes stay,
+    (trait `interface`: placeholders and saves) and profiling probes (trait `probe`) stay,
     so the model keeps taking every input even when one no longer matters. Ops of other dialects
     are left alone.
 
@@ -54,7 +54,7 @@ def _is_dead(op: ir.Operation) -> bool:
     definition = GRAPH.lookup(op)
     return (
         definition is not None
-        and definition.name not in KEPT_WITHOUT_USES
+        and not definition.has(INTERFACE) and not definition.has(PROBE)
         and all(_unused(result) for result in op.results)
     )
 
