@@ -109,6 +109,16 @@ def map_elements(result_type: ir.RankedTensorType, inputs: Sequence[ir.Value], b
     return result
 
 
+def to_float(value: ir.Value, element: ir.Type) -> ir.Value:
+    """A float tensor converted element-wise to float type `element` (wider: exact; narrower: rounded)."""
+    source = tensor_type(value.type)
+    if source.element_type == element:
+        return value
+    widen = ir.FloatType(element).width > ir.FloatType(source.element_type).width
+    convert = arith.extf if widen else arith.truncf
+    return map_elements(ir.RankedTensorType.get(source.shape, element), [value], lambda x: convert(element, x))
+
+
 def broadcast_along(vector: ir.Value, result_type: ir.RankedTensorType, dim: int) -> ir.Value:
     """A [size] vector repeated over every other dimension of `result_type` (a bias as an init)."""
     rank = result_type.rank

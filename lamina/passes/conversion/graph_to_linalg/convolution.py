@@ -7,7 +7,9 @@ grouped one on [n, groups, channels per group, h, w] views (depthwise: one
 channel and one filter per group). 1-D/3-D grouped convolutions use one
 `linalg.generic`, which covers every case the graph dialect allows. Biases
 are broadcast into the output first, so the contraction accumulates onto
-them and no separate add is needed.
+them and no separate add is needed; half-precision convolutions accumulate
+in f32, round once and then add the f16 bias, as the reference kernel's
+NumPy matmul does.
 
 A transposed convolution is a stride-1 convolution over the zero-spread
 input. ONNX ConvTranspose (the reference: `lamina/kernels/convolution.conv_transpose`)
@@ -35,12 +37,12 @@ one generic), accumulating onto the broadcast bias.
 from __future__ import annotations
 
 from mlir import ir
-from mlir.dialects import linalg, tensor
+from mlir.dialects import arith, linalg, tensor
 
 from lamina.dialects.irdl import OpView
 
 from .builders import (PARALLEL, REDUCTION, affine_map, broadcast_along, dims, empty, filled, generic, identity_map,
-                       multiply_accumulate, pad, tensor_type)
+                       map_elements, multiply_accumulate, pad, tensor_type, to_float)
 from .registry import converts
 from .shape_ops import collapse, expand, extract, insert
 from .storage import result_type
@@ -49,8 +51,13 @@ from .storage import result_type
 @converts("convolution")
 def convolution(view: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     data, filter_, bias = operands
-    padded = padded_input(view, data, 0)
-    return [convolve(view, padded, filter_, broadcast_along(bias, result_type(view), 1))]
+    padded, out = padded_input(view, data, 0), result_type(view)
+    if isinstance(out.element_type, ir.F16Type):  # accumulate in f32, round once, add the bias (the kernel's order)
+        f32 = ir.F32Type.get()
+        wide = filled(ir.RankedTensorType.get(out.shape, f32), 0)
+        product = to_float(convolve(view, to_float(padded, f32), to_float(filter_, f32), wide), out.element_type)
+        return [map_elements(out, [product, broadcast_along(bias, out, 1)], arith.addf)]
+    return [convolve(view, padded, filter_, broadcast_along(bias, out, 1))]
 
 
 def padded_input(view: OpView, data: ir.Value, padding) -> ir.Value:
