@@ -20,7 +20,6 @@ The output error is max |lamina - onnxruntime| / max |onnxruntime|. Writes
 
 from __future__ import annotations
 
-import argparse
 import functools
 import os
 import statistics
@@ -35,6 +34,7 @@ import onnxruntime
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 
+from harness import load_average, median_seconds, model_parser, rows_per_model, table_lines  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model, random_inputs  # noqa: E402
 
@@ -95,20 +95,6 @@ def contraction_flops(module) -> int:
     return 2 * macs
 
 
-def load_average() -> float:
-    return os.getloadavg()[0]
-
-
-def median_seconds(call, repeat: int) -> float:
-    call()  # warm-up
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        call()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
 def onnxruntime_session(onnx_model, threads: int) -> onnxruntime.InferenceSession:
     options = onnxruntime.SessionOptions()
     options.intra_op_num_threads = threads
@@ -164,36 +150,26 @@ def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int, 
         "| ORT 2 (ms) | **2 threads** | Lamina 1 GFLOP/s | % of peak | max rel. error |",
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for r in rows:
-        if "failure" in r:
-            lines.append(f"| {r['model']} | {r['failure']} |" + " |" * 10)
-            continue
+
+    def line(r: dict) -> str:
         rate = r["gflop"] / r["lamina1"]
-        lines.append(
-            f"| {r['model']} | {r['gflop']:.2f} | {r['compile1']:.1f} / {r['compile2']:.1f} | "
-            f"{r['lamina1'] * 1e3:.1f} | {r['ort1'] * 1e3:.1f} | {r['lamina1'] / r['ort1']:.2f}x | "
-            f"{r['lamina2'] * 1e3:.1f} | {r['ort2'] * 1e3:.1f} | {r['lamina2'] / r['ort2']:.2f}x | {rate:.1f} | "
-            f"{100 * rate / peak:.0f}% | {r['error']:.1e} |")
+        return (f"| {r['model']} | {r['gflop']:.2f} | {r['compile1']:.1f} / {r['compile2']:.1f} | "
+                f"{r['lamina1'] * 1e3:.1f} | {r['ort1'] * 1e3:.1f} | {r['lamina1'] / r['ort1']:.2f}x | "
+                f"{r['lamina2'] * 1e3:.1f} | {r['ort2'] * 1e3:.1f} | {r['lamina2'] / r['ort2']:.2f}x | {rate:.1f} | "
+                f"{100 * rate / peak:.0f}% | {r['error']:.1e} |")
+
+    lines += table_lines(rows, 12, line)
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(LIGHT_MODELS), help="comma-separated light model names")
-    parser.add_argument("--repeat", type=int, default=5, help="timed calls per measurement (default: 5)")
+    parser = model_parser(__doc__, LIGHT_MODELS, RESULTS, repeat=5)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per model (default: 3)")
-    parser.add_argument("--output", default=str(RESULTS), help="where to write the markdown table")
     args = parser.parse_args()
     start_load = load_average()
     peak, kernel = peak_gflops()
-    rows = []
-    for name in args.models.split(","):
-        try:
-            rows.append(measure(name, args.repeat, args.rounds))
-        except Exception as error:  # a model that fails is a row saying why, not a lost run
-            rows.append({"model": name, "failure": f"{type(error).__name__}: {str(error).splitlines()[0]}"})
-        cpu_executor.forget_compiled_models()
-        print(rows[-1], file=sys.stderr, flush=True)
+    rows = rows_per_model(args.models.split(","), lambda name: measure(name, args.repeat, args.rounds),
+                          after=lambda rows: cpu_executor.forget_compiled_models())
     text = table(rows, peak, kernel, args.repeat, args.rounds, (start_load, load_average()))
     Path(args.output).write_text(text)
     print(text)

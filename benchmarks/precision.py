@@ -17,7 +17,6 @@ calibration samples (per-channel int8 weights, int8 activations). Writes `benchm
 
 from __future__ import annotations
 
-import argparse
 import sys
 import tempfile
 import time
@@ -30,7 +29,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "test" / "python"))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
-from cpu import median_seconds, onnxruntime_session  # noqa: E402
+from cpu import onnxruntime_session  # noqa: E402
+from harness import median_seconds, model_parser, rows_per_model, table_lines  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 from light_models import LIGHT_MODELS, load_light_model, with_logits_output  # noqa: E402
 from qdq_models import quantize_model  # noqa: E402
@@ -119,6 +119,13 @@ def _figures(figures: dict[str, dict[str, float]]) -> str:
                        for name, f in figures.items())
 
 
+def _line(r: dict) -> str:
+    return (f"| {r['model']} | {_figures(r['int8'])} | {_figures(r['fp16'])} | {_figures(r['ort_qdq'])} | "
+            f"{r['time_float'] * 1e3:.1f} | {r['time_int8'] * 1e3:.1f} | {r['time_fp16'] * 1e3:.1f} | "
+            f"{r['time_ort_float'] * 1e3:.1f} | {r['time_ort_qdq'] * 1e3:.1f} | "
+            f"{r['time_int8'] / r['time_float']:.2f}x | {r['time_int8'] / r['time_ort_qdq']:.2f}x |")
+
+
 def table(rows: list[dict[str, object]], samples: int, calibration: int, repeat: int) -> str:
     lines = [
         *report_header("int8 and fp16 on the CPU path against float", COMMAND),
@@ -131,34 +138,18 @@ def table(rows: list[dict[str, object]], samples: int, calibration: int, repeat:
         "| ORT float (ms) | ORT QDQ (ms) | int8 / float | int8 / ORT QDQ |",
         "| --- | --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |",
     ]
-    for r in rows:
-        if "failure" in r:
-            lines.append(f"| {r['model']} | {r['failure']} |" + " |" * 9)
-            continue
-        lines.append(
-            f"| {r['model']} | {_figures(r['int8'])} | {_figures(r['fp16'])} | {_figures(r['ort_qdq'])} | "
-            f"{r['time_float'] * 1e3:.1f} | {r['time_int8'] * 1e3:.1f} | {r['time_fp16'] * 1e3:.1f} | "
-            f"{r['time_ort_float'] * 1e3:.1f} | {r['time_ort_qdq'] * 1e3:.1f} | "
-            f"{r['time_int8'] / r['time_float']:.2f}x | {r['time_int8'] / r['time_ort_qdq']:.2f}x |")
+    lines += table_lines(rows, 11, _line)
     return "\n".join(lines) + "\n"
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--models", default=",".join(SMALLEST_FIRST), help="comma-separated light model names")
+    parser = model_parser(__doc__, SMALLEST_FIRST, RESULTS, repeat=3)
     parser.add_argument("--samples", type=int, default=10, help="test inputs per model (default: 10)")
     parser.add_argument("--calibration", type=int, default=16, help="calibration inputs (default: 16)")
-    parser.add_argument("--repeat", type=int, default=3, help="timed calls per measurement (default: 3)")
-    parser.add_argument("--output", default=str(RESULTS), help="where to write the markdown table")
     args = parser.parse_args()
-    rows = []
-    for name in args.models.split(","):
-        try:
-            rows.append(measure(name, args.samples, args.calibration, args.repeat))
-        except Exception as error:  # a model that fails is a row saying why, not a lost run
-            rows.append({"model": name, "failure": f"{type(error).__name__}: {str(error).splitlines()[0]}"})
-        print(rows[-1], file=sys.stderr, flush=True)
-        Path(args.output).write_text(table(rows, args.samples, args.calibration, args.repeat))  # partial runs count
+    rows_per_model(args.models.split(","), lambda name: measure(name, args.samples, args.calibration, args.repeat),
+                   after=lambda rows: Path(args.output).write_text(table(rows, args.samples, args.calibration,
+                                                                         args.repeat)))  # partial runs count
     print(Path(args.output).read_text())
 
 

@@ -18,7 +18,6 @@ threads as torch defaults), printed side by side. Writes
 from __future__ import annotations
 
 import argparse
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -32,6 +31,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+from harness import median_seconds  # noqa: E402
 from import_and_interpret import report_header  # noqa: E402
 
 from lamina.runtime.tensor_files import save_tensors  # noqa: E402
@@ -81,7 +81,7 @@ def torch_step_seconds(model: torch.nn.Module, images: np.ndarray, labels: np.nd
         torch.nn.functional.cross_entropy(model(x), y).backward()
         optimizer.step()
 
-    return _median_seconds(step)
+    return median_seconds(step, repeat=200, warmup=20)
 
 
 def lamina_step_seconds(onnx_path: Path, images: np.ndarray, labels: np.ndarray, settings: dict) -> float:
@@ -91,18 +91,7 @@ def lamina_step_seconds(onnx_path: Path, images: np.ndarray, labels: np.ndarray,
 
     trainer = Trainer(onnx.load(str(onnx_path)), options, str(onnx_path), {"image": (1, 8, 8)})
     batch = {"image": images[:settings["batch"]]}
-    return _median_seconds(lambda: trainer.step(batch, labels[:settings["batch"]]))
-
-
-def _median_seconds(function, warmup: int = 20, repeat: int = 200) -> float:
-    for _ in range(warmup):
-        function()
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        function()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+    return median_seconds(lambda: trainer.step(batch, labels[:settings["batch"]]), repeat=200, warmup=20)
 
 
 def run(name: str, workdir: Path, split) -> dict:

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from mlir import ir
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 __all__ = ["LaminaError", "collect_diagnostics", "format_location"]
 

@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from .irdl import (BOOL, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, F32S, FORWARDING, I64, I64S, IN_PLACE,
-                   INTERFACE, REARRANGING, SCALAR, STORAGE, STR, DialectDef, ShapeError)
+from .irdl import (BOOL, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, FORWARDING, I64, I64S, IN_PLACE, INTERFACE,
+                   SCALAR, STORAGE, STR, DialectDef, ShapeError)
 from .types import TensorSpec
 
 GRAPH = DialectDef("graph", "Glow-style high-level graph over tensors")
@@ -132,22 +132,6 @@ def _check_bias_type(data: TensorSpec, weights: TensorSpec, bias: TensorSpec) ->
     _require(bias.dtype == np.int32 and bias.quant is not None, f"a quantized layer needs an i32 quantized bias, got {bias}")
 
 
-def _quantize(ins, attrs, declared):
-    (result,) = _declared(declared)
-    _require(ins[0].dtype in FLOAT_DTYPES and ins[0].quant is None, f"quantize expects a float operand, got {ins[0]}")
-    _require(result.quant is not None and result.shape == ins[0].shape,
-             f"quantize yields a !quant.uniform tensor of the operand's shape, got {result}")
-    return [result]
-
-
-def _dequantize(ins, attrs, declared):
-    (result,) = _declared(declared)
-    _require(ins[0].quant is not None, f"dequantize expects a !quant.uniform operand, got {ins[0]}")
-    _require(result.quant is None and result.shape == ins[0].shape and result.dtype == ins[0].quant.expressed,
-             f"dequantize yields {ins[0].quant.expressed} of the operand's shape, got {result}")
-    return [result]
-
-
 def _conv_transpose(ins, attrs, declared):
     data, filt, bias = ins
     k = _spatial_rank(data, "conv_transpose")
@@ -256,114 +240,10 @@ def _gelu(ins, attrs, declared):
     return _float_unary(ins, attrs, declared)
 
 
-# ---------------------------------------------------------------------------
-# Shape functions of the data-movement ops.
-# ---------------------------------------------------------------------------
-
-
-def _reshape(ins, attrs, declared):
-    (result,) = _declared(declared)
-    _require(result.num_elements == ins[0].num_elements and result.dtype == ins[0].dtype,
-             f"cannot reshape {ins[0]} into {result}")
-    return [result]
-
-
-def _broadcast(ins, attrs, declared):
-    (result,) = _declared(declared)
-    _require(result.dtype == ins[0].dtype and _broadcast_shapes(ins[0].shape, result.shape) == result.shape,
-             f"cannot broadcast {ins[0]} to {result}")
-    return [result]
-
-
-def _convert(ins, attrs, declared):
-    (result,) = _declared(declared)
-    _require(result.shape == ins[0].shape, f"convert keeps the shape: {ins[0]} vs {result}")
-    return [result]
-
-
-def _transpose(ins, attrs, declared):
-    (data,) = ins
-    perm = attrs["perm"]
-    _require(sorted(perm) == list(range(data.rank)), f"perm {list(perm)} is not a permutation of rank {data.rank}")
-    return [data.with_shape(tuple(data.shape[p] for p in perm))]
-
-
-def _concat(ins, attrs, declared):
-    _require(len(ins) >= 1, "concat needs at least one input")
-    first = ins[0]
-    axis = _axis(attrs["axis"], first.rank)
-    for other in ins[1:]:
-        same = other.rank == first.rank and all(
-            other.shape[i] == first.shape[i] for i in range(first.rank) if i != axis)
-        _require(same and other.dtype == first.dtype, f"inputs {first} and {other} differ outside axis {axis}")
-    return [first.with_shape((*first.shape[:axis], sum(s.shape[axis] for s in ins), *first.shape[axis + 1:]))]
-
-
 def _sum(ins, attrs, declared):
     _require(len(ins) >= 1, "sum needs at least one input")
     _require(all(s == ins[0] for s in ins), f"all inputs must share one type, got {', '.join(map(str, ins))}")
     return [ins[0]]
-
-
-def _slice(ins, attrs, declared):
-    (data,) = ins
-    starts, ends, steps = attrs["starts"], attrs["ends"], attrs["steps"]
-    _require(len(starts) == len(ends) == len(steps) == data.rank,
-             f"starts, ends and steps need one value per dimension ({data.rank})")
-    shape = []
-    for dim, (start, end, step) in enumerate(zip(starts, ends, steps)):
-        size = data.shape[dim]
-        _require(step != 0, "steps must be non-zero")
-        # A backward slice starts at an element (ONNX clamps its start to size - 1).
-        last_start = size - 1 if step < 0 and size > 0 else size
-        _require(0 <= start <= last_start and -1 <= end <= size,
-                 f"dimension {dim}: start {start} and end {end} must be normalized into [0, {last_start}] and "
-                 f"[-1, {size}] (end -1: through index 0)")
-        shape.append(len(range(start, end, step)) if end >= 0 else len(range(start, -1, step)))
-    return [data.with_shape(tuple(shape))]
-
-
-def _pad(ins, attrs, declared):
-    (data,) = ins
-    pads = attrs["pads"]
-    _require(len(pads) == 2 * data.rank, f"pads needs {2 * data.rank} values, got {len(pads)}")
-    _require(all(p >= 0 for p in pads), "pads must be >= 0")
-    return [data.with_shape(tuple(d + pads[i] + pads[data.rank + i] for i, d in enumerate(data.shape)))]
-
-
-def _tile(ins, attrs, declared):
-    (data,) = ins
-    repeats = attrs["repeats"]
-    _require(len(repeats) == data.rank and all(r >= 1 for r in repeats), f"repeats {list(repeats)} invalid for {data}")
-    return [data.with_shape(tuple(d * r for d, r in zip(data.shape, repeats)))]
-
-
-def _gather(ins, attrs, declared):
-    data, indices = ins
-    axis = _axis(attrs["axis"], data.rank)
-    _require(indices.dtype in INDEX_DTYPES, f"indices must be i32 or i64, got {indices}")
-    return [data.with_shape((*data.shape[:axis], *indices.shape, *data.shape[axis + 1:]))]
-
-
-def _gather_elements(ins, attrs, declared):
-    data, indices = ins
-    _axis(attrs["axis"], data.rank)
-    _require(indices.dtype in INDEX_DTYPES, f"indices must be i32 or i64, got {indices}")
-    _require(indices.rank == data.rank, f"indices {indices} must have the rank of {data}")
-    return [data.with_shape(indices.shape)]
-
-
-def _reduce(ins, attrs, declared):
-    (data,) = ins
-    axes = attrs["axes"]
-    _require(list(axes) == sorted(set(axes)), f"axes {list(axes)} must be sorted and unique")
-    for a in axes:
-        _axis(a, data.rank)
-    if attrs["keepdims"]:
-        shape = tuple(1 if i in axes else d for i, d in enumerate(data.shape))
-    else:
-        shape = tuple(d for i, d in enumerate(data.shape) if i not in axes)
-    return [data.with_shape(shape)]
 
 
 def _where(ins, attrs, declared):
@@ -371,13 +251,6 @@ def _where(ins, attrs, declared):
     _require(cond.dtype == np.bool_, f"condition must be i1, got {cond}")
     _require(lhs == rhs and cond.shape == lhs.shape, f"operands must share one shape, got {cond}, {lhs}, {rhs}")
     return [lhs]
-
-
-def _resize_nearest(ins, attrs, declared):
-    (data,) = ins
-    scales = attrs["scales"]
-    _require(len(scales) == data.rank and all(s > 0 for s in scales), f"scales {list(scales)} invalid for {data}")
-    return [data.with_shape(tuple(int(math.floor(d * s)) for d, s in zip(data.shape, scales)))]
 
 
 # ---------------------------------------------------------------------------
@@ -397,12 +270,6 @@ def _splat(ins, attrs, declared):
 def _placeholder(ins, attrs, declared):
     _require(attrs["name"] != "", "placeholder needs a non-empty name")
     return _declared(declared)
-
-
-def _profile(ins, attrs, declared):
-    _require(attrs["name"] != "", "profile needs a non-empty name")
-    _require(ins[0].quant is None and ins[0].dtype in FLOAT_DTYPES, f"profile records float values, got {ins[0]}")
-    return []
 
 
 def _save(ins, attrs, declared):
@@ -495,53 +362,14 @@ GRAPH.op("dropout", "Inference-mode dropout: returns its input; `ratio` is kept 
          operands=("input",), attrs={"ratio": F32}, shape_fn=_same_as_input, traits=POINTWISE | {FORWARDING},
          quantized="same_scale")
 
-# Data movement.
-GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape,
-         traits={REARRANGING}, quantized="same_scale")
-GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast,
-         traits={REARRANGING})
-GRAPH.op("convert", "Element type conversion (C-style casts; float to int truncates).", operands=("input",),
-         shape_fn=_convert, traits={ELEMENTWISE})
-GRAPH.op("transpose", "Permutes dimensions: result dim i is input dim perm[i].", operands=("input",),
-         attrs={"perm": I64S}, shape_fn=_transpose, traits={REARRANGING}, quantized="same_scale")
-# Binary, not variadic: IRDL verifies every operand of a variadic group against one
-# constraint variable, which ties their types together (N inputs become a chain).
-GRAPH.op("concat", "Joins `lhs` and `rhs` along `axis`.", operands=("lhs", "rhs"), attrs={"axis": I64},
-         shape_fn=_concat, quantized="requantize")
-GRAPH.op("slice", "Strided slice, one normalized (start, end, step) per dimension; end -1 means 'through index 0'.",
-         operands=("input",), attrs={"starts": I64S, "ends": I64S, "steps": I64S}, shape_fn=_slice,
-         traits={REARRANGING}, quantized="same_scale")
-GRAPH.op("pad", "Pads each dimension with begins then ends; mode constant, reflect or edge.", operands=("input",),
-         attrs={"pads": I64S, "mode": STR, "value": F32}, shape_fn=_pad,
-         enums={"mode": ("constant", "reflect", "edge")})
-GRAPH.op("tile", "Repeats the input `repeats[i]` times along dimension i.", operands=("input",),
-         attrs={"repeats": I64S}, shape_fn=_tile, traits={REARRANGING})
-GRAPH.op("gather", "Takes slices of `input` along `axis` at `indices` (negative indices count from the end).",
-         operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather)
-GRAPH.op("gather_elements", "out[i...] = input[i... with i[axis] = indices[i...]] (ONNX GatherElements; negative "
-         "indices count from the end).", operands=("input", "indices"), attrs={"axis": I64}, shape_fn=_gather_elements)
-for _name in ("reduce_sum", "reduce_mean", "reduce_max", "reduce_min", "reduce_prod"):
-    GRAPH.op(_name, f"{_name.split('_')[1].capitalize()} over sorted `axes`.", operands=("input",),
-             attrs={"axes": I64S, "keepdims": BOOL}, shape_fn=_reduce)
-GRAPH.op("resize_nearest", "Nearest-neighbour resize by `scales` (ONNX Resize, mode nearest).", operands=("input",),
-         attrs={"scales": F32S, "coordinate_transformation_mode": STR, "nearest_mode": STR}, shape_fn=_resize_nearest,
-         enums={"coordinate_transformation_mode": ("half_pixel", "asymmetric", "align_corners", "pytorch_half_pixel"),
-                "nearest_mode": ("round_prefer_floor", "round_prefer_ceil", "floor", "ceil")})
-
-# Precision conversions (Glow's QuantizeNode, DequantizeNode); scales live in the `!quant.uniform` types.
-GRAPH.op("quantize", "Rounds reals to the result's !quant.uniform type (round half to even, clamped).",
-         operands=("input",), shape_fn=_quantize, quantized="carrier")
-GRAPH.op("dequantize", "The reals a !quant.uniform tensor stands for: (stored - zero_point) * scale.",
-         operands=("input",), shape_fn=_dequantize, quantized="carrier")
-
-# Glow's Profile mode: a probe recording a value's range (`graph-profile-instrument`, `lamina-profile`).
-GRAPH.op("profile", "Records the values of `input` as node output `name`; the interpreter reports them.",
-         operands=("input",), results=(), attrs={"name": STR}, shape_fn=_profile)
-
 # The model's interface: kept even when nothing reads them (an unused input is still an input).
 MODEL_INTERFACE = GRAPH.with_trait(INTERFACE)
-# Ops dead-code elimination keeps: the interface and the profiling probes of Glow's Profile mode.
-KEPT_WITHOUT_USES = MODEL_INTERFACE | {"profile"}
+
+# Data movement, reductions and resize; they register into GRAPH.
+from . import graph_data_movement  # noqa: E402,F401  (after GRAPH is complete: it imports this module)
+
+# Quantize, dequantize and the profiling probe; they register into GRAPH.
+from . import graph_precision  # noqa: E402,F401  (after GRAPH is complete: it imports this module)
 
 # Gradient, loss and SGD ops (Glow's XGrad nodes); they register into GRAPH.
 from . import graph_training  # noqa: E402,F401  (after GRAPH is complete: it imports this module)

@@ -74,24 +74,14 @@ def _loss_operands(prediction: TensorSpec, target: TensorSpec, integer_labels: b
         _require(target == prediction, f"targets must have the prediction's type {prediction}, got {target}")
 
 
-def _softmax_cross_entropy(ins, attrs, declared):
-    _loss_operands(*ins, integer_labels=True)
-    return [TensorSpec((), LOSS_DTYPE)]
+def _loss(integer_labels: bool, gradient: bool):
+    """The shape function of a loss (a float32 scalar) or of its gradient (the prediction's type)."""
 
+    def shape_fn(ins, attrs, declared):
+        _loss_operands(*ins, integer_labels=integer_labels)
+        return [ins[0]] if gradient else [TensorSpec((), LOSS_DTYPE)]
 
-def _softmax_cross_entropy_grad(ins, attrs, declared):
-    _loss_operands(*ins, integer_labels=True)
-    return [ins[0]]
-
-
-def _mean_squared_error(ins, attrs, declared):
-    _loss_operands(*ins, integer_labels=False)
-    return [TensorSpec((), LOSS_DTYPE)]
-
-
-def _mean_squared_error_grad(ins, attrs, declared):
-    _loss_operands(*ins, integer_labels=False)
-    return [ins[0]]
+    return shape_fn
 
 
 def _sgd(ins, attrs, declared):
@@ -128,13 +118,13 @@ _training_op("avg_pool_grad", "Gradient of avg_pool: each output's gradient spre
              attrs={"kernel": I64S, "strides": I64S, "pads": I64S, "ceil_mode": BOOL, "count_include_pad": BOOL},
              shape_fn=_pool_grad)
 _training_op("softmax_cross_entropy", "Mean over the batch of -log softmax(logits)[label] (f32 scalar).",
-             operands=("logits", "labels"), shape_fn=_softmax_cross_entropy)
+             operands=("logits", "labels"), shape_fn=_loss(integer_labels=True, gradient=False))
 _training_op("softmax_cross_entropy_grad", "Gradient of softmax_cross_entropy: (softmax(logits) - onehot) / batch.",
-             operands=("logits", "labels"), shape_fn=_softmax_cross_entropy_grad)
+             operands=("logits", "labels"), shape_fn=_loss(integer_labels=True, gradient=True))
 _training_op("mean_squared_error", "Mean of (prediction - target)^2 over every element (f32 scalar; Glow's "
-             "Regression).", operands=("prediction", "target"), shape_fn=_mean_squared_error)
+             "Regression).", operands=("prediction", "target"), shape_fn=_loss(integer_labels=False, gradient=False))
 _training_op("mean_squared_error_grad", "Gradient of mean_squared_error: 2 (prediction - target) / elements.",
-             operands=("prediction", "target"), shape_fn=_mean_squared_error_grad)
+             operands=("prediction", "target"), shape_fn=_loss(integer_labels=False, gradient=True))
 _training_op("sgd", "One SGD step (torch.optim.SGD's formulation): g = gradient / batch_size + l2_decay * weight + "
              "l1_decay * sign(weight); velocity' = momentum * velocity + g; weight' = weight - learning_rate * "
              "velocity'.", operands=("gradient", "weight", "velocity"), results=("updated_weight", "updated_velocity"),

@@ -14,25 +14,22 @@ Vars and temps have the tensor's logical shape (rank 2 or 4) and the data
 type's storage integers as element type; consts are `V x N` images. The
 module attribute `hir.architecture` holds the `.tarch` JSON with its name,
 so HIR text is self-contained. Per-op shape rules live here; what needs the
-architecture (array size, channel alignment, which object an operand is,
-temps staying in their layer) is the module verifier's job.
+architecture or the target's data layout (array size, channel alignment,
+weight tiles, which object an operand is, temps staying in their layer) is
+the module verifier's job, in `hir_architecture.py`, which alone imports
+the target description.
 """
 
 from __future__ import annotations
 
-import json
-
 import numpy as np
 from mlir import ir
-
-from lamina.target.tcu.architecture import Architecture, parse_architecture
-from lamina.target.tcu.data_layout import channel_tiles, vector_count
-from lamina.target.tcu.program import MAX_SHIFT
 
 from .diagnostics import LaminaError
 from .graph import window_output_size
 from .irdl import BOOL, ELEMENTS, F32, I64, I64S, STR, DialectDef, ShapeError
-from .types import TensorSpec, UnsupportedType, spec_of
+from .types import TensorSpec
+from .values import ops_of
 
 HIR = DialectDef("hir", "The accelerator's memory objects (Vars, Consts, Temps) and layers", values="memref")
 
@@ -134,27 +131,7 @@ def _matmul(ins, attrs, declared):
         _require(output.shape[2:] == (ho, wo), f"output {output} must be {ho}x{wo} pixels for input {data}")
     _require(weights.rank == 2 and weights.shape[1] >= 2, f"weights must be vectors of N >= 2 lanes, got {weights}")
     _require(data.dtype == output.dtype == weights.dtype, "input, output and weights must share an element type")
-    _tile_slots(attrs["tile_slots"], weights, data.shape[1], output.shape[1], kh * kw)
-    return []
-
-
-def _tile_slots(slots, weights: TensorSpec, ci: int, co: int, pixels: int) -> None:
-    """`tile_slots` numbers the present tiles in order, every co_t has one, and the weights hold exactly them."""
-    lanes = weights.shape[1]
-    co_tiles = channel_tiles(co, lanes)
-    expected = co_tiles * pixels * channel_tiles(ci, lanes)
-    _require(len(slots) == expected,
-             f"tile_slots needs one entry per (co_t, kh, kw, ci_t) = {expected}, got {len(slots)}")
-    present = [slot for slot in slots if slot != -1]
-    _require(present == list(range(len(present))),
-             "tile_slots must number the present tiles 0, 1, ... in (co_t, kh, kw, ci_t) order (-1 = absent)")
-    per_co_t = np.asarray(slots).reshape(co_tiles, -1)
-    _require(bool((per_co_t >= 0).any(axis=1).all()),
-             "every output channel tile needs a present tile (it carries the bias)")
-    vectors = len(present) * lanes + co_tiles
-    _require(weights.shape[0] == vectors,
-             f"weights must be {vectors} vectors of N lanes ({co_tiles} bias vectors and {len(present)} tiles of "
-             f"N vectors), got {weights}")
+    return []  # tile_slots against the weights: hir_architecture.py (the tiles are the target's data layout)
 
 
 def matmul_weight_offsets(tile_slots, co_tiles: int, lanes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -176,10 +153,8 @@ def _channel(ins, attrs, declared):
     output, data, constant = ins
     _same_shapes([output, data], attrs, declared)
     _require(attrs["op"] in BINARY_OPS, f"op must be one of {', '.join(BINARY_OPS)}, got '{attrs['op']}'")
-    lanes = constant.shape[1] if constant.rank == 2 else 0
-    _require(constant.rank == 2 and constant.shape[0] == channel_tiles(data.shape[1], max(lanes, 1)),
-             f"a per-channel constant for {data.shape[1]} channels is one vector per channel tile, got {constant}")
-    return []
+    _require(constant.rank == 2, f"a per-channel constant is a matrix of vectors, got {constant}")
+    return []  # one vector per channel tile: hir_architecture.py
 
 
 def _binary(ins, attrs, declared):
@@ -253,35 +228,6 @@ HIR.op("host", "Run the graph module `module` on the host; its placeholders and 
        results=(), attrs={"segment": I64, "module": STR}, shape_fn=_host)
 
 
-# ---------------------------------------------------------------------------
-# The architecture attribute.
-# ---------------------------------------------------------------------------
-
-
-def architecture_json(architecture: Architecture) -> str:
-    """The text of the `hir.architecture` attribute: the `.tarch` object with its name."""
-    return json.dumps({"name": architecture.name, **architecture.to_json()}, sort_keys=True)
-
-
-def set_architecture(module: ir.Operation, architecture: Architecture) -> None:
-    module.attributes[ARCHITECTURE_ATTRIBUTE] = ir.StringAttr.get(architecture_json(architecture))
-
-
-def architecture_of(module: ir.Operation) -> Architecture:
-    """The architecture a HIR module was compiled for (a LaminaError if missing or invalid)."""
-    if ARCHITECTURE_ATTRIBUTE not in module.attributes:
-        raise LaminaError(f"a HIR module needs the module attribute '{ARCHITECTURE_ATTRIBUTE}' (the .tarch JSON)")
-    source = f"module attribute '{ARCHITECTURE_ATTRIBUTE}'"
-    try:
-        fields = json.loads(ir.StringAttr(module.attributes[ARCHITECTURE_ATTRIBUTE]).value)
-    except (ValueError, TypeError, RecursionError) as error:
-        raise LaminaError(f"{source}: not a JSON string: {str(error)[:80]}") from None
-    if not isinstance(fields, dict) or not isinstance(fields.get("name"), str):
-        raise LaminaError(f"{source}: needs a JSON object with a \"name\"")
-    name = fields.pop("name")
-    return parse_architecture(fields, name, source)
-
-
 def set_interface(module: ir.Operation, inputs: list[str], outputs: list[str]) -> None:
     for attribute, names in ((INPUTS_ATTRIBUTE, inputs), (OUTPUTS_ATTRIBUTE, outputs)):
         module.attributes[attribute] = ir.ArrayAttr.get([ir.StringAttr.get(name) for name in names])
@@ -330,35 +276,6 @@ def rounding_shift(op: ir.Operation) -> int | None:
     return left + right - binary_point_of(view.operand("output"))
 
 
-def _check_formats(op: ir.Operation) -> str | None:
-    """Operands of a non-multiplying op share one format; a multiplying op's shift is a rounding position."""
-    shift = rounding_shift(op)
-    if shift is not None:
-        return None if 0 <= shift <= MAX_SHIFT else \
-            f"rounds its products at bit {shift}, outside 0..{MAX_SHIFT} (input + weight - output binary points)"
-    view = HIR.view(op)
-    points = {role: binary_point_of(view.operand(role)) for role in HIR.lookup(op).operands}
-    if len(set(points.values())) > 1:
-        listed = ", ".join(f"{role} {point}" for role, point in points.items())
-        return f"operands must share one binary point (only multiplying ops rescale), got {listed}"
-    return None
-
-
-# ---------------------------------------------------------------------------
-# Whole-module checks: what needs the architecture or several ops.
-# ---------------------------------------------------------------------------
-
-# operand -> the memory objects it may be (by declaring op name)
-_OPERAND_OBJECTS = {
-    ("matmul", "output"): ("temp",), ("matmul", "input"): ("vars", "view"), ("matmul", "weights"): ("consts",),
-    ("load", "output"): ("temp",), ("load", "input"): ("vars", "view"),
-    ("add", "lhs"): ("temp",), ("add", "rhs"): ("vars", "view", "temp"),
-    ("channel", "input"): ("temp",), ("channel", "constant"): ("consts",),
-    ("pool", "output"): ("temp",), ("pool", "input"): ("temp",),
-    ("save", "output"): ("vars", "view"), ("save", "input"): ("temp",),
-}
-
-
 def object_kind(value: ir.Value) -> str | None:
     """Which memory object a value is (`vars`, `view`, `consts`, `temp`), or None."""
     owner = value.owner
@@ -368,77 +285,14 @@ def object_kind(value: ir.Value) -> str | None:
     return None
 
 
-def _expected_objects(op_name: str, operand: str) -> tuple[str, ...]:
-    return _OPERAND_OBJECTS.get((op_name, operand), ("temp",))
-
-
-def _check_op(op: ir.Operation, arch: Architecture) -> str | None:
-    definition = HIR.lookup(op)
-    name = definition.name
-    lanes = arch.array_size
-    if name == "consts":
-        rows, width = spec_of(op.results[0].type).shape
-        if width != lanes:
-            return f"consts must have {lanes} lanes (the array size), got {width}"
-        return _within("DRAM1", HIR.view(op).attr("base"), rows, arch.dram1_depth)
-    if name == "vars":
-        vectors = vector_count(spec_of(op.results[0].type).shape, lanes)
-        return _within("DRAM0", HIR.view(op).attr("base"), vectors, arch.dram0_depth)
-    if name == "view":
-        offset = HIR.view(op).attr("channel_offset")
-        return None if offset % lanes == 0 else f"channel_offset {offset} is not a multiple of the array size {lanes}"
-    if name in UNLAYERED or name == "temp":
-        return None
-    layer = HIR.view(op).attr("layer")
-    for operand_name, value in zip(definition.operands, op.operands):
-        kind = object_kind(value)
-        allowed = _expected_objects(name, operand_name)
-        if kind not in allowed:
-            return f"operand '{operand_name}' must be a {' or '.join(allowed)} object, got {kind or 'another value'}"
-        if kind == "temp" and HIR.view(value.owner).attr("layer") != layer:
-            return f"operand '{operand_name}' is a temp of another layer: temps never cross layers"
-    return _check_formats(op)
-
-
-def _within(memory: str, base: int, vectors: int, depth: int) -> str | None:
-    if base < 0 or base + vectors > depth:
-        return f"vectors [{base}, {base + vectors}) are not within {memory}'s depth {depth}"
-    return None
-
-
-def verify_hir(module: ir.Operation) -> list[tuple[ir.Location, str]]:
-    """Architecture and interface attributes, lanes, objects within DRAM, channel alignment, operand objects,
-    layer-local temps."""
-    if not any(HIR.lookup(op) is not None for op in _all_ops(module)):
+def _verify_module(module: ir.Operation) -> list[tuple[ir.Location, str]]:
+    """The checks that need the architecture (hir_architecture.py); the target description loads only when a
+    module holds HIR ops."""
+    if not ops_of(module, HIR):
         return []
-    try:
-        arch = architecture_of(module)
-        if INPUTS_ATTRIBUTE in module.attributes or OUTPUTS_ATTRIBUTE in module.attributes:
-            interface_of(module)
-    except LaminaError as error:
-        return [(module.location, str(error))]
-    problems = []
-    for op in _all_ops(module):
-        if HIR.lookup(op) is None:
-            continue
-        try:
-            message = _check_op(op, arch)
-        except (ShapeError, UnsupportedType) as error:
-            message = str(error)
-        if message:
-            problems.append((op.location, f"'{op.name}' op {message}"))
-    return problems
+    from .hir_architecture import verify_hir
+
+    return verify_hir(module)
 
 
-def _all_ops(module: ir.Operation) -> list[ir.Operation]:
-    ops = []
-
-    def visit(op: ir.Operation):
-        ops.append(op)
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit)
-    return ops
-
-
-HIR.module_verifier = verify_hir
+HIR.module_verifier = _verify_module

@@ -13,7 +13,7 @@ import numpy as np
 from mlir import ir
 from mlir.dialects import quant
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 # Element types Lamina's graph level carries, keyed by NumPy dtype.
 _ELEMENT_TYPES = {

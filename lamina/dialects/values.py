@@ -14,7 +14,7 @@ import numpy as np
 from mlir import ir
 
 from .graph import GRAPH
-from .irdl import CONSTANT, SCALAR
+from .irdl import CONSTANT, SCALAR, DialectDef
 from .types import spec_of
 
 # The graph ops a constant is seen through (the broadcast-of-constant rule).
@@ -39,6 +39,24 @@ def producer(value: ir.Value, name: str) -> ir.Operation | None:
     return op if op_name(op) == name else None
 
 
+def ops_of(module: ir.Operation, dialect: DialectDef) -> list[ir.Operation]:
+    """The ops of `dialect` in `module`, in program order.
+
+    A walk rather than iterating blocks: the bindings try (and fail) to import
+    a Python module for the op's dialect on every op they iterate, ~20 µs each,
+    which is most of the time on million-op programs.
+    """
+    found = []
+
+    def visit(op: ir.Operation):
+        if dialect.lookup(op) is not None:
+            found.append(op)
+        return ir.WalkResult.ADVANCE
+
+    module.walk(visit)
+    return found
+
+
 def users(value: ir.Value) -> list[ir.Operation]:
     """The ops using `value`, each once, in no particular order."""
     found = {}
@@ -46,6 +64,18 @@ def users(value: ir.Value) -> list[ir.Operation]:
         owner = use.owner.operation
         found[owner] = owner
     return list(found)
+
+
+def remap_operands(op: ir.Operation, mapping: dict) -> None:
+    """Make `op` and the ops in its regions read `mapping[v]` wherever they read `v`."""
+
+    def visit(nested: ir.Operation) -> ir.WalkResult:
+        for index, operand in enumerate(nested.operands):
+            if operand in mapping:
+                nested.operands[index] = mapping[operand]
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
 
 
 def has_uses(value: ir.Value) -> bool:

@@ -34,7 +34,7 @@ from lamina.dialects import model
 from lamina.dialects.context import make_context, parse_module, print_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import HIR, interface_of
-from lamina.dialects.lir import program_to_lir_text, verify_program
+from lamina.dialects.lir_program import program_to_lir_text, verify_program
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx

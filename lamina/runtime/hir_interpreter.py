@@ -27,8 +27,9 @@ from lamina.target.tcu.data_layout import as_nchw, channel_tiles, from_vectors, 
 from lamina.target.tcu.fixed_point import DataType, scale_factors
 from lamina.dialects.context import check_module, embedded_source, parse_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.dialects.hir import (HIR, architecture_of, binary_point_of, interface_of, matmul_weight_offsets,
-                                 rounding_shift, window_output_shape)
+from lamina.dialects.hir import (HIR, binary_point_of, interface_of, matmul_weight_offsets, rounding_shift,
+                                 window_output_shape)
+from lamina.dialects.hir_architecture import architecture_of
 from lamina.dialects.model import body_ops
 from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.model import inputs as graph_inputs

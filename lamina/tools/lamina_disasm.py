@@ -19,7 +19,7 @@ from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.target.tcu.encoding import decode
 from lamina.target.tcu.model_files import read_model
 from lamina.dialects.diagnostics import LaminaError
-from lamina.dialects.lir import program_to_lir_text, verify_program
+from lamina.dialects.lir_program import program_to_lir_text, verify_program
 from lamina.tools.cli import parse_arguments, run_tool, write_text
 
 

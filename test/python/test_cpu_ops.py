@@ -14,13 +14,10 @@ import math
 
 import numpy as np
 import pytest
-from mlir import ir
 
-from lamina.dialects.context import make_context
-from lamina.dialects.graph import GRAPH
-from lamina.dialects.model import create_model
 from lamina.dialects.types import TensorSpec
 from lamina.runtime import cpu_executor, graph_interpreter
+from one_op_models import one_op_model
 
 ONLY_CPU_LOWERING = "builtin.module(graph-to-cpu)"
 RTOL = 1e-5
@@ -40,19 +37,8 @@ def booleans(*shape) -> np.ndarray:
     return RNG.random(shape) > 0.5
 
 
-def one_op_model(op_name: str, operands: list[np.ndarray], result: TensorSpec | None, attrs: dict):
-    context = make_context()
-    module, block = create_model(context)
-    with context, ir.Location.unknown(), ir.InsertionPoint.at_block_terminator(block):
-        values = [GRAPH.create("placeholder", result_types=[TensorSpec(a.shape, a.dtype)], name=f"x{i}").result
-                  for i, a in enumerate(operands)]
-        op = GRAPH.create(op_name, *values, result_types=None if result is None else [result], **attrs)
-        GRAPH.create("save", op.result, name="y")
-    return module, context
-
-
 def check(op_name: str, operands: list[np.ndarray], result: TensorSpec | None = None, **attrs) -> None:
-    module, _context = one_op_model(op_name, operands, result, attrs)
+    module, _context = one_op_model(op_name, operands, result, **attrs)
     feeds = {f"x{i}": a for i, a in enumerate(operands)}
     expected = graph_interpreter.run(module, feeds)["y"]
     actual = cpu_executor.compile_model(module, ONLY_CPU_LOWERING).run(feeds)["y"]

@@ -27,6 +27,7 @@ from lamina.runtime.graph_interpreter import run
 from lamina.kernels.control_flow_kernels import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 from lamina.kernels.special_functions import erf
+from one_op_models import one_op_model
 
 OPSET = 21
 F32 = np.float32
@@ -41,13 +42,7 @@ def normal(*shape, dtype=F32) -> np.ndarray:
 def graph_result(op_name: str, operands: list[np.ndarray], result_type: TensorSpec | None = None,
                  **attrs) -> np.ndarray:
     """Run one graph op on `operands` (fed through placeholders) in the interpreter."""
-    context = make_context()
-    module, block = create_model(context)
-    with context, ir.Location.unknown(), ir.InsertionPoint.at_block_terminator(block):
-        values = [GRAPH.create("placeholder", result_types=[TensorSpec(a.shape, a.dtype)], name=f"x{i}").result
-                  for i, a in enumerate(operands)]
-        op = GRAPH.create(op_name, *values, result_types=None if result_type is None else [result_type], **attrs)
-        GRAPH.create("save", op.result, name="y")
+    module, _context = one_op_model(op_name, operands, result_type, **attrs)
     return run(module, {f"x{i}": a for i, a in enumerate(operands)})["y"]
 
 

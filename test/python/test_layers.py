@@ -15,7 +15,6 @@ PACKAGE = ROOT / "lamina"
 
 # Bottom to top. A module may import its own package and any package listed before it.
 LAYERS = [
-    "errors",
     "target",
     "dialects",
     "kernels",
@@ -114,13 +113,36 @@ def test_layer_order_is_documented():
     assert documented in text
 
 
-def test_importing_the_dialects_loads_only_the_layers_below():
-    """`import lamina.dialects.context` stays inside dialects, the target description and the error type."""
-    script = (
-        "import sys, lamina.dialects.context\n"
-        "print('\\n'.join(sorted(m for m in sys.modules if m.startswith('lamina.'))))\n"
+def _loaded_by(script: str) -> list[str]:
+    """The Lamina modules a fresh interpreter has loaded after running `script`."""
+    script += "\nimport sys\nprint('\\n'.join(sorted(m for m in sys.modules if m.startswith('lamina.'))))\n"
+    return subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout.split()
+
+
+def _loaded_by_verifying(body: str) -> list[str]:
+    """The Lamina modules loaded by parsing and verifying a `func.func @main` with `body` in a fresh interpreter."""
+    return _loaded_by(
+        "from lamina.dialects.context import make_context, parse_module, verify_module\n"
+        f"verify_module(parse_module({'func.func @main() {' + body + ' return }'!r}, make_context()))\n"
     )
-    loaded = subprocess.run([sys.executable, "-c", script], check=True, capture_output=True, text=True).stdout.split()
-    outside = [m for m in loaded if _layer(m) not in ("dialects", "target", "errors")]
-    assert outside == []
+
+
+def test_importing_the_dialects_loads_nothing_outside_them():
+    """`import lamina.dialects.context` loads no module outside `dialects` (the root package `lamina` aside):
+    not even the target description, which only the HIR and LIR module verifiers need."""
+    loaded = _loaded_by("import lamina.dialects.context")
     assert "lamina.dialects.context" in loaded
+    assert [m for m in loaded if _layer(m) != "dialects"] == []
+
+
+def test_verifying_a_graph_module_loads_nothing_outside_the_dialects():
+    loaded = _loaded_by_verifying('"graph.placeholder"() {name = "x"} : () -> tensor<2xf32>')
+    assert "lamina.dialects.values" in loaded
+    assert [m for m in loaded if _layer(m) != "dialects"] == []
+
+
+def test_verifying_a_hir_module_loads_the_target_description():
+    """The HIR module verifier needs the architecture: it is where the target package is loaded."""
+    vars_op = '"hir.vars"() {base = 0 : i64, binary_point = 8 : i64, name = "x"} : () -> memref<1x4xi16>'
+    loaded = _loaded_by_verifying(vars_op)
+    assert "lamina.dialects.hir_architecture" in loaded and "lamina.target.tcu.architecture" in loaded

@@ -17,8 +17,8 @@ from lamina.target.tcu.architecture import load_architecture, parse_architecture
 from lamina.target.tcu.program import (INSTRUCTION, DataMoveKind, Opcode, ProgramBuilder, SimdOp)
 from lamina.dialects.context import make_context, parse_module, print_module, verify_module
 from lamina.dialects.diagnostics import LaminaError
-from lamina.dialects.lir import (DATA_MOVES, lir_to_program, memory_depths, other_memory, program_to_lir,
-                                 program_to_lir_text, verify_program)
+from lamina.dialects.lir_program import (DATA_MOVES, lir_to_program, memory_depths, other_memory, program_to_lir,
+                                         program_to_lir_text, verify_program)
 
 SMALL = parse_architecture(dict(data_type="FP16BP8", array_size=4, dram0_depth=1024, dram1_depth=512,
                                 local_depth=128, accumulator_depth=64, simd_registers_depth=2, stride0_depth=4,

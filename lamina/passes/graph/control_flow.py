@@ -10,6 +10,7 @@ from mlir import ir
 from lamina.dialects.graph import GRAPH
 from lamina.dialects.graph_control_flow import block_ops, loop_counts, region_block, yielded
 from lamina.dialects.types import spec_of
+from lamina.dialects.values import remap_operands
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
@@ -105,7 +106,7 @@ def _unroll(loop: ir.Operation) -> None:
                 mapping[body.arguments[0]] = create_constant(np.array(iteration, np.int64), loop.location)
             for inner in block_ops(body):
                 copy = inner.clone(ir.InsertionPoint(loop))
-                _remap(copy, mapping)
+                remap_operands(copy, mapping)
                 mapping.update(zip(inner.results, copy.results))
             values = [mapping.get(v, v) for v in yielded(body)[1:]]
             carried = values[:carried_count]
@@ -115,18 +116,6 @@ def _unroll(loop: ir.Operation) -> None:
                    else [create_constant(np.zeros(spec.shape, spec.dtype), loop.location) for spec in scans])
     replace_op(loop, [*carried, *stacked])
     erase_unused_producers(operands)
-
-
-def _remap(op: ir.Operation, mapping: dict) -> None:
-    """Make `op` and the ops in its regions read `mapping[v]` wherever they read `v`."""
-
-    def visit(nested: ir.Operation) -> ir.WalkResult:
-        for index, operand in enumerate(nested.operands):
-            if operand in mapping:
-                nested.operands[index] = mapping[operand]
-        return ir.WalkResult.ADVANCE
-
-    op.walk(visit)
 
 
 def _stack(parts: list[ir.Value], loc: ir.Location) -> ir.Value:

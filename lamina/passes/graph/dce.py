@@ -6,7 +6,8 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.graph import GRAPH, KEPT_WITHOUT_USES
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_precision import KEPT_WITHOUT_USES
 from lamina.passes.registry import Pass, register_pass
 
 

@@ -79,8 +79,7 @@ def _erf_form(x: ir.Value, factor: ir.Value) -> tuple[str, list[ir.Operation]] |
     one_plus = _one_plus(factor, "erf")
     if one_plus is None:
         return None
-    argument, ops = one_plus
-    scaled = _product(argument)
+    scaled, ops = one_plus
     return ("none", ops + scaled.ops) if scaled.matches(1 / math.sqrt(2), [x]) else None
 
 
@@ -89,8 +88,7 @@ def _tanh_form(x: ir.Value, factor: ir.Value) -> tuple[str, list[ir.Operation]] 
     one_plus = _one_plus(factor, "tanh")
     if one_plus is None:
         return None
-    argument, ops = one_plus
-    scaled = _product(argument)
+    scaled, ops = one_plus
     if len(scaled.factors) != 1 or not _close(scaled.constant, math.sqrt(2 / math.pi)):
         return None
     inner = scaled.factors[0]
@@ -104,15 +102,15 @@ def _tanh_form(x: ir.Value, factor: ir.Value) -> tuple[str, list[ir.Operation]] 
     return None
 
 
-def _one_plus(value: ir.Value, function: str) -> tuple[ir.Value, list[ir.Operation]] | None:
-    """If `value` is 1 + function(argument) (either order) used once: the argument and the two ops."""
+def _one_plus(value: ir.Value, function: str) -> tuple[_Product, list[ir.Operation]] | None:
+    """If `value` is 1 + function(argument) (either order) used once: the argument as a product and the two ops."""
     add = producer(value, "add")
     if add is None or not has_one_use(value):
         return None
     for term, one in (add.operands, add.operands[::-1]):
         applied = producer(term, function)
         if applied is not None and has_one_use(term) and _close(scalar_operand(one), 1.0):
-            return applied.operands[0], [add, applied]
+            return _product(applied.operands[0]), [add, applied]
     return None
 
 

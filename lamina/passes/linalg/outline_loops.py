@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import func
 
+from lamina.dialects.values import remap_operands
 from lamina.passes.registry import Pass, register_pass
 
 # Ops with regions worth a function: loop nests (after convert-linalg-to-loops, linalg ops are loops too).
@@ -91,14 +92,7 @@ def _outline(op: ir.Operation, name: str, anchor: ir.Operation) -> None:
                 replacements[value] = value.owner.operation.clone().results[0]
         terminator = func.ReturnOp([])
     op.move_before(terminator.operation)
-
-    def rewire(child: ir.Operation) -> ir.WalkResult:
-        for index, operand in enumerate(child.operands):
-            if operand in replacements:
-                child.operands[index] = replacements[operand]
-        return ir.WalkResult.ADVANCE
-
-    op.walk(rewire)
+    remap_operands(op, replacements)
 
 
 @register_pass

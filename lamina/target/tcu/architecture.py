@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 from .contained_files import read_json
 from .fixed_point import DATA_TYPES, DataType

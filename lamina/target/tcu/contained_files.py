@@ -16,7 +16,7 @@ import os
 import stat
 from pathlib import Path, PurePosixPath
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 
 def contained_path(directory: Path, file_name: str, source: str, field: str) -> Path:

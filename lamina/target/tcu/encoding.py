@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 from .architecture import Architecture
 from .instruction_layout import FLAGS_BITS, OPCODE_BITS, InstructionLayout

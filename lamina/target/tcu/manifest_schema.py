@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 from .architecture import parse_architecture
 from .contained_files import read_json

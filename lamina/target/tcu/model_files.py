@@ -19,7 +19,7 @@ from pathlib import Path
 
 import numpy as np
 
-from lamina.errors import LaminaError
+from lamina import LaminaError
 
 from .architecture import Architecture
 from .contained_files import read_contained

@@ -20,7 +20,8 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.hir import HIR, set_architecture, set_interface
+from lamina.dialects.hir import HIR, set_interface
+from lamina.dialects.hir_architecture import set_architecture
 from lamina.dialects.model import body_ops, main_function
 from lamina.dialects.values import op_name
 from lamina.passes.options import option

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.context import parse_module
-from lamina.dialects.lir import program_to_lir_text
+from lamina.dialects.lir_program import program_to_lir_text
 from lamina.dialects.model import body_ops
 from lamina.passes.registry import Pass, PassError, register_pass
 

@@ -7,7 +7,8 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, OBJECTS, architecture_of, binary_point_of, rounding_shift
+from lamina.dialects.hir import HIR, OBJECTS, binary_point_of, rounding_shift
+from lamina.dialects.hir_architecture import architecture_of
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
