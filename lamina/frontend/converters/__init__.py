@@ -2,8 +2,8 @@
 
 from . import (activations, constants, control_flow, convolution, elementwise, linear, logical, normalization,
                pooling, quantization, recurrent, reductions, resize, shape_ops)
-from . import indexing, math_ops
+from . import einsum, indexing, math_ops
 
 __all__ = ["activations", "constants", "control_flow", "convolution", "elementwise", "linear", "logical",
            "normalization", "pooling", "quantization", "recurrent", "reductions", "resize", "shape_ops",
-           "indexing", "math_ops"]
+           "einsum", "indexing", "math_ops"]

@@ -1,9 +1,11 @@
-"""Index-producing operators: ArgMax, ArgMin."""
+"""Index operators: ArgMax, ArgMin, OneHot."""
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..emitter import NodeEmitter
-from ..registry import register
+from ..registry import converter, register
 from .axes import normalized_axis
 
 
@@ -19,3 +21,24 @@ def _arg(graph_op: str):
 for _onnx_op, _graph_op in (("ArgMax", "arg_max"), ("ArgMin", "arg_min")):
     register(_onnx_op, _arg(_graph_op), graph_ops=(_graph_op,),
              notes="`axis`, negative included; `keepdims`, `select_last_index`; i64 indices.")
+
+
+@converter("OneHot", graph_ops=("less", "add", "where", "equal", "constant", "splat", "slice", "reshape",
+                                "broadcast"), static_inputs={1: "depth"},
+           notes="`axis`; a constant `depth`: `where(indices == iota, on, off)` with the indices made non-negative "
+                 "(out-of-range and fractional ones match nothing), so every level runs it.")
+def convert_one_hot(n: NodeEmitter):
+    indices, values = n.input(0), n.input(2)  # compared in their own type: index 1.5 matches nothing
+    depth = int(n.static(1).reshape(-1)[0])
+    shape = n.spec(indices).shape
+    axis = normalized_axis(n.attr("axis", -1), len(shape) + 1)
+    out_shape = (*shape[:axis], depth, *shape[axis:])
+    negative = n.emit("less", indices, n.splat(n.spec(indices), 0))
+    indices = n.emit("where", negative, n.emit("add", indices, n.splat(n.spec(indices), depth)), indices)
+    positions = n.reshape(n.constant(np.arange(depth, dtype=n.spec(indices).dtype)), [depth if d == axis else 1
+                                                                         for d in range(len(out_shape))])
+    mask = n.emit("equal", n.broadcast(n.reshape(indices, (*shape[:axis], 1, *shape[axis:])), out_shape),
+                  n.broadcast(positions, out_shape))
+    off, on = (n.broadcast(n.reshape(n.emit("slice", values, starts=[k], ends=[k + 1], steps=[1]),
+                                     [1] * len(out_shape)), out_shape) for k in (0, 1))
+    return n.emit("where", mask, on, off)
