@@ -1,10 +1,11 @@
-"""Kernels of `graph_indexing.py`'s ops (ArgMax, ArgMin): NumPy's argmax/argmin, whose first NaN wins."""
+"""Kernels of `graph_indexing.py`'s ops: ArgMax, ArgMin (NumPy's argmax/argmin, whose first NaN wins) and the
+scatters (updates applied in index order; an out-of-range index is an error)."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from .graph_kernels import Node, kernel
+from .graph_kernels import Node, _wrapped_indices, kernel
 
 
 def _arg(node: Node, x, find) -> np.ndarray:
@@ -19,3 +20,28 @@ def _arg(node: Node, x, find) -> np.ndarray:
 
 kernel("arg_max")(lambda node, x: _arg(node, x, np.argmax))
 kernel("arg_min")(lambda node, x: _arg(node, x, np.argmin))
+
+
+COMBINE = {"none": lambda old, new: new, "add": np.add, "mul": np.multiply, "max": np.maximum, "min": np.minimum}
+
+
+@kernel("scatter_elements")
+def _scatter_elements(node: Node, x, indices, updates):
+    axis, combine = node.attrs["axis"], COMBINE[node.attrs["reduction"]]
+    positions = _wrapped_indices("scatter_elements", axis, indices, x.shape[axis])
+    result = x.copy()
+    for where in np.ndindex(*indices.shape):
+        target = where[:axis] + (positions[where],) + where[axis + 1:]
+        result[target] = combine(result[target], updates[where])
+    return result
+
+
+@kernel("scatter_nd")
+def _scatter_nd(node: Node, x, indices, updates):
+    combine, depth = COMBINE[node.attrs["reduction"]], indices.shape[-1]
+    result = x.copy()
+    for where in np.ndindex(*indices.shape[:-1]):
+        target = tuple(_wrapped_indices("scatter_nd", axis, indices[where][axis], x.shape[axis])
+                       for axis in range(depth))
+        result[target] = combine(result[target], updates[where])
+    return result

@@ -1,4 +1,4 @@
-"""Index operators: ArgMax, ArgMin, OneHot."""
+"""Index operators: ArgMax, ArgMin, OneHot, ScatterElements (and Scatter), ScatterND."""
 
 from __future__ import annotations
 
@@ -42,3 +42,20 @@ def convert_one_hot(n: NodeEmitter):
     off, on = (n.broadcast(n.reshape(n.emit("slice", values, starts=[k], ends=[k + 1], steps=[1]),
                                      [1] * len(out_shape)), out_shape) for k in (0, 1))
     return n.emit("where", mask, on, off)
+
+
+def _scatter_reduction(n: NodeEmitter) -> str:
+    return n.attr("reduction", "none")
+
+
+@converter("ScatterElements", "Scatter", graph_ops=("scatter_elements",),
+           notes="`axis`, negative included; `reduction` none, add, mul, max or min. Scatter (opset 9-10) is the same.")
+def convert_scatter_elements(n: NodeEmitter):
+    data = n.input(0)
+    return n.emit("scatter_elements", data, n.input(1), n.input(2),
+                  axis=normalized_axis(n.attr("axis", 0), n.spec(data).rank), reduction=_scatter_reduction(n))
+
+
+@converter("ScatterND", graph_ops=("scatter_nd",), notes="`reduction` none, add, mul, max or min.")
+def convert_scatter_nd(n: NodeEmitter):
+    return n.emit("scatter_nd", n.input(0), n.input(1), n.input(2), reduction=_scatter_reduction(n))

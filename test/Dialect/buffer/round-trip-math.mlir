@@ -149,6 +149,22 @@ func.func @math_ops() {
   "buffer.dealloc"(%24) : (memref<2x1xi64>) -> ()
   // CHECK-NEXT: "buffer.dealloc"(%25) : (memref<3xi64>) -> ()
   "buffer.dealloc"(%25) : (memref<3xi64>) -> ()
+  // CHECK-NEXT: %26 = "buffer.weight"() {mutable = true, name = "k", offset = -1 : i64, public = true} : () -> memref<2x1xi64>
+  %26 = "buffer.weight"() {mutable = true, name = "k", offset = -1 : i64, public = true} : () -> memref<2x1xi64>
+  // CHECK-NEXT: %27 = "buffer.weight"() {mutable = true, name = "u1", offset = -1 : i64, public = true} : () -> memref<2x1xf32>
+  %27 = "buffer.weight"() {mutable = true, name = "u1", offset = -1 : i64, public = true} : () -> memref<2x1xf32>
+  // CHECK-NEXT: %28 = "buffer.alloc"() {name = "scatter_elements", offset = -1 : i64} : () -> memref<2x3xf32>
+  %28 = "buffer.alloc"() {name = "scatter_elements", offset = -1 : i64} : () -> memref<2x3xf32>
+  // CHECK-NEXT: "buffer.scatter_elements"(%28, %0, %26, %27) {axis = 1 : i64, reduction = "add"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x1xf32>) -> ()
+  "buffer.scatter_elements"(%28, %0, %26, %27) {axis = 1 : i64, reduction = "add"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x1xf32>) -> ()
+  // CHECK-NEXT: %29 = "buffer.alloc"() {name = "scatter_nd", offset = -1 : i64} : () -> memref<2x3xf32>
+  %29 = "buffer.alloc"() {name = "scatter_nd", offset = -1 : i64} : () -> memref<2x3xf32>
+  // CHECK-NEXT: "buffer.scatter_nd"(%29, %0, %26, %0) {reduction = "none"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x3xf32>) -> ()
+  "buffer.scatter_nd"(%29, %0, %26, %0) {reduction = "none"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x3xf32>) -> ()
+  // CHECK-NEXT: "buffer.dealloc"(%28) : (memref<2x3xf32>) -> ()
+  "buffer.dealloc"(%28) : (memref<2x3xf32>) -> ()
+  // CHECK-NEXT: "buffer.dealloc"(%29) : (memref<2x3xf32>) -> ()
+  "buffer.dealloc"(%29) : (memref<2x3xf32>) -> ()
   // CHECK-NEXT: return
   return
 }

@@ -62,3 +62,24 @@ func.func @arg_min_result_type() {
   %1 = "graph.arg_min"(%0) {axis = 1 : i64, keepdims = false, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2xi32>
   return
 }
+
+// -----
+
+func.func @scatter_updates_shape() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<2x1xi64>
+  // expected-error @+1 {{updates tensor<2x3xf32> must have the indices' shape (2, 1)}}
+  %2 = "graph.scatter_elements"(%0, %1, %0) {axis = 1 : i64, reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  return
+}
+
+// -----
+
+func.func @scatter_nd_index_depth() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<1x3xi64>
+  %2 = "graph.placeholder"() {name = "u"} : () -> tensor<1xf32>
+  // expected-error @+1 {{index tuples of 3 exceed the input's rank 2}}
+  %3 = "graph.scatter_nd"(%0, %1, %2) {reduction = "none"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1xf32>) -> tensor<2x3xf32>
+  return
+}

@@ -60,6 +60,14 @@ func.func @math_ops() {
   %a0 = "graph.arg_max"(%x) {axis = 1 : i64, keepdims = true, select_last_index = false} : (tensor<2x3xf32>) -> tensor<2x1xi64>
   // CHECK-NEXT: "graph.arg_min"(%{{[0-9#]+}}) {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<2x3xf32>) -> tensor<3xi64>
   %a1 = "graph.arg_min"(%x) {axis = 0 : i64, keepdims = false, select_last_index = true} : (tensor<2x3xf32>) -> tensor<3xi64>
+  // CHECK-NEXT: "graph.placeholder"() {name = "u1"} : () -> tensor<2x1xf32>
+  %u1 = "graph.placeholder"() {name = "u1"} : () -> tensor<2x1xf32>
+  // CHECK-NEXT: "graph.placeholder"() {name = "k"} : () -> tensor<2x1xi64>
+  %k = "graph.placeholder"() {name = "k"} : () -> tensor<2x1xi64>
+  // CHECK-NEXT: "graph.scatter_elements"(%{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}) {axis = 1 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  %e0 = "graph.scatter_elements"(%x, %k, %u1) {axis = 1 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x1xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: "graph.scatter_nd"(%{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}) {reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %e1 = "graph.scatter_nd"(%x, %k, %x) {reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: return
   return
 }

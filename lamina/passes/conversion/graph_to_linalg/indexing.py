@@ -1,16 +1,20 @@
-"""ArgMax and ArgMin as one `linalg.generic` reducing over the axis into a (best value, index) pair.
+"""Index ops. ArgMax and ArgMin: one `linalg.generic` reducing over the axis into a (best value, index) pair.
 
 The pair starts at the reduction's identity (-inf/+inf or the integer
 range's end) and index 0; an element replaces it when strictly better (the
 first index) or at least as good (`select_last_index`); a NaN wins over a
-number, as in NumPy's argmax.
+number, as in NumPy's argmax. ScatterElements and ScatterND: `scf.for` loops
+over the updates in row-major order carrying the result tensor (bufferized in
+place), so repeated indices see every earlier write, as the kernel does.
 """
 
 from __future__ import annotations
 
+from typing import Callable
+
 import numpy as np
 from mlir import ir
-from mlir.dialects import arith, linalg
+from mlir.dialects import arith, linalg, scf, tensor
 
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
@@ -60,3 +64,66 @@ def _arg(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     if not op.attr("keepdims"):
         return [indices]
     return [add_unit_dims(indices, op.result_specs()[0].shape, kept)]
+
+
+# ---------------------------------------------------------------------------
+# Scatters: a loop nest over the updates, each step reading, combining and writing one element.
+# ---------------------------------------------------------------------------
+
+
+def _loop_nest(shape: list[int], init: ir.Value, step: Callable[[list[ir.Value], ir.Value], ir.Value]) -> ir.Value:
+    """`init` threaded through `scf.for` loops over every index of `shape`, in row-major order."""
+    if not shape:
+        return step([], init)
+    index = ir.IndexType.get()
+    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, shape[0]), arith.constant(index, 1), [init])
+    with ir.InsertionPoint(loop.body):
+        position = loop.induction_variable
+        inner = _loop_nest(shape[1:], loop.inner_iter_args[0], lambda rest, acc: step([position, *rest], acc))
+        scf.YieldOp([inner])
+    return loop.results[0]
+
+
+def _wrapped(index: ir.Value, size: int) -> ir.Value:
+    """An index element as an `index`, negative ones counted from `size` and clamped into range (compiled
+    code does not raise; the reference interpreter reports out-of-range indices)."""
+    position = arith.index_cast(ir.IndexType.get(), index)
+    zero, bound = (arith.constant(ir.IndexType.get(), v) for v in (0, size))
+    wrapped = arith.select(arith.cmpi(arith.CmpIPredicate.slt, position, zero), arith.addi(position, bound), position)
+    return arith.minsi(arith.maxsi(wrapped, zero), arith.constant(ir.IndexType.get(), size - 1))
+
+
+def _combiner(s: Scalars, reduction: str) -> Callable[[ir.Value, ir.Value], ir.Value]:
+    return {"none": lambda old, new: new, "add": s.add, "mul": s.mul, "max": s.max, "min": s.min}[reduction]
+
+
+@converts("scatter_elements")
+def _scatter_elements(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    data, indices, updates = operands
+    axis, combine = op.attr("axis"), _combiner(operand_scalars(op), op.attr("reduction"))
+    size = op.operand_specs()[0].shape[axis]
+
+    def step(where: list[ir.Value], acc: ir.Value) -> ir.Value:
+        target = [*where[:axis], _wrapped(tensor.extract(indices, where), size), *where[axis + 1:]]
+        new = combine(tensor.extract(acc, target), tensor.extract(updates, where))
+        return tensor.insert(new, acc, target)
+
+    return [_loop_nest(list(op.operand_specs()[1].shape), data, step)]
+
+
+@converts("scatter_nd")
+def _scatter_nd(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    data, indices, updates = operands
+    combine = _combiner(operand_scalars(op), op.attr("reduction"))
+    data_shape, index_shape = op.operand_specs()[0].shape, op.operand_specs()[1].shape
+    depth, batch = index_shape[-1], len(index_shape) - 1
+    index = ir.IndexType.get()
+
+    def step(where: list[ir.Value], acc: ir.Value) -> ir.Value:
+        prefix = [_wrapped(tensor.extract(indices, [*where[:batch], arith.constant(index, k)]), data_shape[k])
+                  for k in range(depth)]
+        target = [*prefix, *where[batch:]]
+        new = combine(tensor.extract(acc, target), tensor.extract(updates, where))
+        return tensor.insert(new, acc, target)
+
+    return [_loop_nest(list(op.operand_specs()[2].shape), data, step)]
