@@ -2,7 +2,7 @@
 ArgMax, ArgMin; i64 positions along one axis), `graph.scatter_elements` and
 `graph.scatter_nd` (ONNX ScatterElements, ScatterND: the input with updates
 written at given indices, in order, so a repeated index keeps the last write
-or combines every one by `reduction`).
+or combines every one by `reduction`), `graph.top_k` (ONNX TopK).
 """
 
 from __future__ import annotations
@@ -60,3 +60,18 @@ GRAPH.op("scatter_elements", "The input with updates[i...] written (or combined 
 GRAPH.op("scatter_nd", "The input with each slice updates[j...] written (or combined by `reduction`) at the index "
          "tuple indices[j...] (ONNX ScatterND).", operands=("input", "indices", "updates"), attrs={"reduction": STR},
          shape_fn=_scatter_nd, enums={"reduction": SCATTER_REDUCTIONS})
+
+
+def _top_k(ins, attrs, declared):
+    (data,) = ins
+    _require(data.dtype != np.bool_, f"expects a numeric operand, got {data}")
+    axis = _axis(attrs["axis"], data.rank)
+    k = attrs["k"]
+    _require(0 <= k <= data.shape[axis], f"k {k} out of range for axis {axis} of size {data.shape[axis]}")
+    shape = tuple(k if d == axis else size for d, size in enumerate(data.shape))
+    return [data.with_shape(shape), data.with_shape(shape).with_dtype(np.int64)]
+
+
+GRAPH.op("top_k", "The `k` largest (or smallest) elements along `axis` and their i64 indices, best first; equal "
+         "values keep index order.", operands=("input",), results=("values", "indices"),
+         attrs={"axis": I64, "k": I64, "largest": BOOL}, shape_fn=_top_k)

@@ -45,3 +45,17 @@ def _scatter_nd(node: Node, x, indices, updates):
                        for axis in range(depth))
         result[target] = combine(result[target], updates[where])
     return result
+
+
+@kernel("top_k")
+def _top_k(node: Node, x):
+    """A stable sort: ascending for the smallest; for the largest, the ascending sort of the reversed axis,
+    reversed (equal values then keep index order, and unsigned values need no negation)."""
+    axis, k = node.attrs["axis"], node.attrs["k"]
+    if node.attrs["largest"]:
+        size = x.shape[axis]
+        order = size - 1 - np.flip(np.argsort(np.flip(x, axis), axis=axis, kind="stable"), axis)
+    else:
+        order = np.argsort(x, axis=axis, kind="stable")
+    indices = np.take(order, np.arange(k), axis=axis)
+    return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)

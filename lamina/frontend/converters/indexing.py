@@ -1,8 +1,10 @@
-"""Index operators: ArgMax, ArgMin, OneHot, ScatterElements (and Scatter), ScatterND."""
+"""Index operators: ArgMax, ArgMin, OneHot, ScatterElements (and Scatter), ScatterND, TopK."""
 
 from __future__ import annotations
 
 import numpy as np
+
+from lamina.dialects.graph import GRAPH
 
 from ..emitter import NodeEmitter
 from ..registry import converter, register
@@ -59,3 +61,14 @@ def convert_scatter_elements(n: NodeEmitter):
 @converter("ScatterND", graph_ops=("scatter_nd",), notes="`reduction` none, add, mul, max or min.")
 def convert_scatter_nd(n: NodeEmitter):
     return n.emit("scatter_nd", n.input(0), n.input(1), n.input(2), reduction=_scatter_reduction(n))
+
+
+@converter("TopK", graph_ops=("top_k",), static_inputs={1: "K"},
+           notes="`axis`, `largest`; `k` as an attribute (opset 1) or a constant input. Results are always sorted "
+                 "(ONNX leaves the order open when `sorted` = 0); equal values keep index order.")
+def convert_top_k(n: NodeEmitter):
+    data = n.input(0)
+    k = n.attr("k") if n.opset < 10 else int(n.static(1).reshape(-1)[0])
+    op = GRAPH.create("top_k", data, axis=normalized_axis(n.attr("axis", -1), n.spec(data).rank), k=k,
+                      largest=bool(n.attr("largest", 1)))
+    return list(op.results)

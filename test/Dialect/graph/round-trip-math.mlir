@@ -68,6 +68,8 @@ func.func @math_ops() {
   %e0 = "graph.scatter_elements"(%x, %k, %u1) {axis = 1 : i64, reduction = "add"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x1xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: "graph.scatter_nd"(%{{[0-9#]+}}, %{{[0-9#]+}}, %{{[0-9#]+}}) {reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %e1 = "graph.scatter_nd"(%x, %k, %x) {reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: "graph.top_k"(%{{[0-9#]+}}) {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+  %t:2 = "graph.top_k"(%x) {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
   // CHECK-NEXT: return
   return
 }

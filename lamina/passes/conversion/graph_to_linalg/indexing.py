@@ -6,6 +6,8 @@ first index) or at least as good (`select_last_index`); a NaN wins over a
 number, as in NumPy's argmax. ScatterElements and ScatterND: `scf.for` loops
 over the updates in row-major order carrying the result tensor (bufferized in
 place), so repeated indices see every earlier write, as the kernel does.
+TopK: k reductions in an `scf.for`, each picking the best element after the
+previous pick.
 """
 
 from __future__ import annotations
@@ -20,11 +22,12 @@ from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec
 
 from .builders import PARALLEL, REDUCTION, affine_map, dims, filled, generic, identity_map
+from .control_flow import _insert_at, _slice_at
 from .elementwise import Scalars, operand_scalars
 from .reductions import extreme
 from .registry import converts
 from .shape_ops import add_unit_dims
-from .storage import storage_type
+from .storage import result_type, storage_type
 
 
 def _better(s: Scalars, x: ir.Value, best: ir.Value, largest: bool, last: bool) -> ir.Value:
@@ -127,3 +130,58 @@ def _scatter_nd(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
         return tensor.insert(new, acc, target)
 
     return [_loop_nest(list(op.operand_specs()[2].shape), data, step)]
+
+
+# ---------------------------------------------------------------------------
+# TopK: k rounds, each a reduction picking the best element after the previous round's pick.
+# ---------------------------------------------------------------------------
+
+
+def _after(s: Scalars, x: ir.Value, i: ir.Value, previous: ir.Value, previous_index: ir.Value,
+           largest: bool) -> ir.Value:
+    """Whether (x, i) comes after the previous pick in the sort order (value first, then index)."""
+    beyond = s.compare("gt", previous, x) if largest else s.compare("gt", x, previous)
+    tie = arith.andi(s.compare("eq", x, previous), arith.cmpi(arith.CmpIPredicate.sgt, i, previous_index))
+    return arith.ori(beyond, tie)
+
+
+@converts("top_k")
+def _top_k(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    """Round r picks, in every row at once, the best element that comes after round r - 1's pick (read
+    back from slot r - 1 of the results) in the order (value, then index), so equal values are taken in
+    index order; an `scf.for` over the rounds writes each pick into slot r of both results. Only the
+    results are carried, so they bufferize in place."""
+    (value,) = operands
+    s = operand_scalars(op)
+    largest, axis, k = op.attr("largest"), op.attr("axis"), op.attr("k")
+    shape = op.operand_specs()[0].shape
+    rank = len(shape)
+    kept = [d for d in range(rank) if d != axis]
+    row = [shape[d] for d in kept]
+    i64, index = ir.IntegerType.get_signless(64), ir.IndexType.get()
+    row_values, row_indices = storage_type(TensorSpec(row, s.dtype)), storage_type(TensorSpec(row, np.int64))
+    none = arith.constant(i64, -1)
+    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, k), arith.constant(index, 1),
+                     [filled(result_type(op, 0), 0), filled(result_type(op, 1), 0)])
+    with ir.InsertionPoint(loop.body):
+        values, indices = loop.inner_iter_args
+        slot = loop.induction_variable
+        first = arith.cmpi(arith.CmpIPredicate.eq, slot, arith.constant(index, 0))
+        before = arith.select(first, slot, arith.subi(slot, arith.constant(index, 1)))
+        previous, previous_index = (_slice_at(result, axis, before, row_type)
+                                    for result, row_type in ((values, row_values), (indices, row_indices)))
+
+        def body(x, last, last_index, best, best_index):
+            i = arith.index_cast(i64, linalg.IndexOp(axis).result)
+            better = s.compare("gt", x, best) if largest else s.compare("gt", best, x)
+            unset = arith.cmpi(arith.CmpIPredicate.eq, best_index, none)
+            after = arith.ori(first, _after(s, x, i, last, last_index, largest))
+            take = arith.andi(after, arith.ori(unset, better))
+            return [arith.select(take, x, best), arith.select(take, i, best_index)]
+
+        row_map = affine_map(rank, dims(*kept))
+        pick, pick_index = generic([value, previous, previous_index], [filled(row_values, 0), filled(row_indices, -1)],
+                                   [identity_map(rank), row_map, row_map, row_map, row_map],
+                                   [REDUCTION if d == axis else PARALLEL for d in range(rank)], body)
+        scf.YieldOp([_insert_at(pick, values, axis, slot), _insert_at(pick_index, indices, axis, slot)])
+    return list(loop.results)
