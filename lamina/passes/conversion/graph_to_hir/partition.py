@@ -83,6 +83,15 @@ def is_fused_flatten(op: ir.Operation, on_accelerator: Callable[[ir.Operation], 
                                  for user in readers)
 
 
+TWO_LOADS = ("both operands come from outside the accelerator's current layer (a host op, a model input or "
+             "another layer), and a layer loads one value, at its start")
+
+
+def loaded_operands(op: ir.Operation) -> set[ir.Value]:
+    """The distinct non-constant operands an element-wise op reads (what a layer it starts must load)."""
+    return {value for value in op.operands if not is_constant_view(value)}
+
+
 def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     """For every computing op: None if it runs on the accelerator, else why it runs on the host.
 
@@ -98,7 +107,18 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     for op in reversed(ops):  # readers first: a reshape may feed another
         if computes(op) and op_name(op) == "reshape":
             verdicts[op] = _reshape_verdict(op, verdicts)
+    for op in ops:  # the plain case of layering's TWO_LOADS, so that summaries say why
+        if verdicts.get(op, "") is None and form_of(op_name(op)) == ELEMENTWISE and _reads_two_from_outside(op, verdicts):
+            verdicts[op] = TWO_LOADS
     return verdicts
+
+
+def _reads_two_from_outside(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> bool:
+    """Two distinct non-constant operands, and (for add, every one; else any) produced off the accelerator."""
+    operands = loaded_operands(op)
+    outside = [value for value in operands
+               if not (isinstance(value.owner, ir.Operation) and verdicts.get(value.owner.operation, "") is None)]
+    return len(operands) > 1 and (len(outside) == len(operands) if op_name(op) == "add" else bool(outside))
 
 
 def _reshape_verdict(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> str | None:
