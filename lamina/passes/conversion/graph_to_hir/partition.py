@@ -24,7 +24,7 @@ from lamina.dialects.hir import HIR
 from lamina.dialects.irdl import INTERFACE
 from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
-from lamina.dialects.values import is_constant_view, op_name, users
+from lamina.dialects.values import defining_op, is_constant_view, op_name, users
 
 from .graph_values import per_channel
 from .rules import ELEMENTWISE, POOL, form_of
@@ -116,8 +116,7 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
 def _reads_two_from_outside(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> bool:
     """Two distinct non-constant operands, and (for add, every one; else any) produced off the accelerator."""
     operands = loaded_operands(op)
-    outside = [value for value in operands
-               if not (isinstance(value.owner, ir.Operation) and verdicts.get(value.owner.operation, "") is None)]
+    outside = [value for value in operands if verdicts.get(defining_op(value), "") is not None]
     return len(operands) > 1 and (len(outside) == len(operands) if op_name(op) == "add" else bool(outside))
 
 
