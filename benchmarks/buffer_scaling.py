@@ -1,17 +1,25 @@
-"""graph-to-buffers on the two shapes that were super-linear: an N-input Concat and a chain of N Relu.
+"""Compile time on the two shapes that were super-linear: an N-input Concat and a chain of N Relu.
 
-    python benchmarks/buffer_scaling.py [--concat 128,512] [--relu 1000,5000] [--out benchmarks/results/buffer_scaling.md]
+    python benchmarks/buffer_scaling.py [--concat 128,256,512] [--relu 1250,2500,5000] [--out benchmarks/results/buffer_scaling.md]
 
 Each model is imported, then `graph-to-buffers` runs as `lamina-compile`
 runs it (one pipeline); the table gives its seconds and those of the two
 passes that were quadratic or worse, `buffer-inplace` and
 `buffer-eliminate-copies` (each run alone on the IR the pipeline hands
-it), beside the figures measured before the fix (issue 17).
+it). Then the whole `lamina-compile` flow for ultra96v2 (import,
+graph-optimize, HIR, schedule, model files, and the default accuracy
+check: the written model simulated on 8 samples against onnxruntime, whose
+worst SQNR the table gives), and its growth when the model doubles (issue
+18's target: at most 2.2x). Figures measured before the fixes (issue 17)
+stand beside them.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
+import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -19,12 +27,19 @@ import onnx
 from onnx import TensorProto, helper
 
 from lamina.dialects.context import make_context
+from lamina.driver.compiler import compile_model
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_to_buffers import GraphToBuffers
 
-# Before the fix (issue 17's campaign, graph-to-buffers): seconds, or None for "did not finish in 600 s".
-BEFORE = {("concat", 128): 46.0, ("concat", 512): None, ("relu", 1000): 18.7}
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from import_and_interpret import report_header  # noqa: E402
+
+# Before the fixes (commit 91b4f7b), seconds: graph-to-buffers as benchmarks/results/buffer_scaling.md
+# recorded it then, lamina-compile as measured on that commit (issue 17 reported 46 s and > 600 s for
+# graph-to-buffers on concat x 128 and x 512 before the pass fixes that preceded it).
+BEFORE = {("concat", 128): 2.7, ("concat", 512): 8.9, ("relu", 1000): 13.2, ("relu", 5000): 56.8}
+BEFORE_COMPILE = {("concat", 512): 124.0, ("relu", 1000): 5.6, ("relu", 5000): 27.0}
 TIMED_PASSES = ("buffer-inplace", "buffer-eliminate-copies")
 
 
@@ -60,26 +75,50 @@ def measure(model: onnx.ModelProto) -> dict[str, float]:
     return seconds
 
 
+def compile_seconds(model: onnx.ModelProto, workdir: Path) -> tuple[float, float]:
+    """lamina-compile's seconds for ultra96v2 and the accuracy check's worst SQNR (dB) against onnxruntime."""
+    path = workdir / "model.onnx"
+    onnx.save(model, path)
+    start = time.perf_counter()
+    result = compile_model(path, "ultra96v2", workdir / "out")
+    seconds = time.perf_counter() - start
+    return seconds, min(output.sqnr_db for output in result.summary.accuracy.outputs)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--concat", default="128,512")
-    parser.add_argument("--relu", default="1000,5000")
+    parser.add_argument("--concat", default="128,256,512")
+    parser.add_argument("--relu", default="1250,2500,5000")
     parser.add_argument("--out", type=Path)
     args = parser.parse_args()
-    rows = ["| model | graph-to-buffers (s) | before (s) | buffer-inplace (s) | buffer-eliminate-copies (s) |",
-            "|---|---|---|---|---|"]
+    rows = ["| model | graph-to-buffers (s) | before (s) | buffer-inplace (s) | buffer-eliminate-copies (s) "
+            "| lamina-compile (s) | before (s) | growth per doubling | SQNR vs onnxruntime (dB) |",
+            "|---|---|---|---|---|---|---|---|---|"]
+    compiled_at: dict[tuple[str, int], float] = {}
     for kind, sizes, build in (("concat", args.concat, concat_model), ("relu", args.relu, relu_model)):
         for size in (int(s) for s in sizes.split(",") if s):
             seconds = measure(build(size))
-            before = BEFORE.get((kind, size), "")
-            before = "> 600" if before is None else (f"{before:.1f}" if before else "not measured")
-            rows.append(f"| {kind} x {size} | {seconds['graph-to-buffers']:.1f} | {before} | "
-                        f"{seconds['buffer-inplace']:.2f} | {seconds['buffer-eliminate-copies']:.2f} |")
+            with tempfile.TemporaryDirectory() as workdir:
+                compiled, sqnr = compile_seconds(build(size), Path(workdir))
+            compiled_at[kind, size] = compiled
+            half = compiled_at.get((kind, size // 2)) if size % 2 == 0 else None
+            growth = f"{compiled / half:.2f}x" if half else ""
+            rows.append(f"| {kind} x {size} | {seconds['graph-to-buffers']:.1f} | {_before(BEFORE, kind, size)} | "
+                        f"{seconds['buffer-inplace']:.2f} | {seconds['buffer-eliminate-copies']:.2f} | "
+                        f"{compiled:.1f} | {_before(BEFORE_COMPILE, kind, size)} | {growth} | {sqnr:.1f} |")
             print(rows[-1], flush=True)
-    text = "\n".join(rows) + "\n"
+    command = "python benchmarks/buffer_scaling.py " + " ".join(sys.argv[1:])
+    header = report_header("Compile time on wide and deep graphs", command.strip())
+    text = "\n".join([*header, f"Load average (1 min) {os.getloadavg()[0]:.1f} at the end.", "", *rows]) + "\n"
     print(text)
     if args.out:
-        args.out.write_text(f"Command: `python benchmarks/buffer_scaling.py`\n\n{text}")
+        args.out.write_text(text)
+
+
+def _before(table: dict, kind: str, size: int) -> str:
+    if (kind, size) not in table:
+        return "not measured"
+    return "> 600" if table[kind, size] is None else f"{table[kind, size]:.1f}"
 
 
 if __name__ == "__main__":

@@ -1,6 +1,7 @@
 """Run ONNX's whole node test suite against Lamina and write the report.
 
 Usage: .venv/bin/python benchmarks/onnx_node_tests.py [--output docs/onnx-backend-tests.md] [--levels graph,cpu]
+       .venv/bin/python benchmarks/onnx_node_tests.py --filter REGEX [--levels graph,cpu]
 
 The suite is the one `test/python/test_onnx_node_suite.py` runs, without its
 exclusions, once on the graph interpreter and once on the CPU path
@@ -10,7 +11,9 @@ or fails (the reason is the exception's message). The report also lists the
 pytest run's exclusions. Each level's outcomes are also saved as
 `benchmarks/results/onnx-node-tests-LEVEL.json`; a level not in `--levels` is
 reported from its saved outcomes (the CPU run compiles every test and takes
-long on a loaded machine, so it can run on its own).
+long on a loaded machine, so it can run on its own). With `--filter`, only
+the tests whose names match REGEX run, at each level in `--levels`, and
+their outcomes are printed one per line; nothing is saved or written.
 """
 
 from __future__ import annotations
@@ -204,12 +207,37 @@ def level_outcomes(level: str, run: bool) -> tuple[Outcomes, float]:
     return outcomes, saved["seconds"]
 
 
+def filtered_outcomes(level: str, pattern: str) -> tuple[Outcomes, float]:
+    """Run only the tests of `level` whose names match `pattern`."""
+    case = node_test_case(__name__, excluded={}) if level == "graph" else cpu_node_test_case([r"_cpu$"])
+    for name in [name for name in vars(case) if name.startswith("test_")]:
+        if not re.search(pattern, name):
+            delattr(case, name)
+    return run_suite(case)
+
+
+def print_filtered(levels: list[str], pattern: str) -> None:
+    for level in levels:
+        outcomes, seconds = filtered_outcomes(level, pattern)
+        counts = collections.Counter(outcomes.outcome.values())
+        print(f"{level}: {counts['passed']} passed, {counts['skipped']} skipped, {counts['failed']} failed "
+              f"({seconds:.1f} s)")
+        for name, outcome in sorted(outcomes.outcome.items()):
+            reason = outcomes.reason.get(name, "")
+            print(f"  {outcome:8} {name}" + (f": {reason}" if reason else ""))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--output", type=Path, default=ROOT / "docs" / "onnx-backend-tests.md")
     parser.add_argument("--levels", default="graph,cpu", help="levels to run now: graph, cpu or both")
+    parser.add_argument("--filter", help="run only the tests whose names match this regular expression, print "
+                                         "their outcomes and write nothing")
     args = parser.parse_args()
     levels = args.levels.split(",")
+    if args.filter:
+        print_filtered(levels, args.filter)
+        return
     cpu, cpu_seconds = level_outcomes("cpu", "cpu" in levels)
     outcomes, seconds = level_outcomes("graph", "graph" in levels)
     text = report(outcomes, seconds, cpu, cpu_seconds)

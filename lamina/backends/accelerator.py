@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_recurrent import CELLS
 from lamina.dialects.irdl import OpView
 from lamina.dialects.op_registry import OpRegistry
 from lamina.dialects.values import is_constant
@@ -94,8 +95,12 @@ LOWERED.update({
 # weights run on the array; the gates' sigmoid and tanh run on the host.
 PARTLY_LOWERED: dict[str, str] = {
     name: "matmuls by the constant weights (on the array) and element-wise gates, one step per sequence position"
-    for name in ("rnn", "gru", "lstm")
+    for name in CELLS
 }
+
+# Why an op with regions (if, loop, scan) runs on the host, whole.
+CONTROL_FLOW = ("control flow: the accelerator's program has no branches or loops, so the host runs the op and its "
+                "regions, deciding conditions and trip counts from the data")
 
 
 class AcceleratorBackend(Backend):
@@ -112,6 +117,8 @@ class AcceleratorBackend(Backend):
     def why_unsupported(self, op: OpView) -> str | None:
         if any(s.quant is not None for s in (*op.operand_specs(), *op.result_specs())):
             return self.why_not_quantized(op)
+        if op.definition.regions:
+            return CONTROL_FLOW
         capability = SUPPORTED.get(op.name)
         lowered = LOWERED.get(op.name) or PARTLY_LOWERED.get(op.name)
         if capability is None and lowered:

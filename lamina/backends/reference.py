@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from lamina.dialects.irdl import OpView
-from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.control_flow import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 
 from .backend import Backend

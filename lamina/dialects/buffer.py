@@ -24,15 +24,15 @@ in its region (-1 until planned) and records the regions' sizes on the module.
 from __future__ import annotations
 
 from .graph import GRAPH
-from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, REARRANGING, STR, DialectDef, OpDef,
-                   ShapeError)
+from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, INTERFACE, MEMORY_OBJECT, REARRANGING,
+                   STORAGE, STR, VIEW, DialectDef, OpDef, ShapeError)
 from .types import TensorSpec
 
 BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", values="memref")
 
 # Graph ops that are not computations: they become buffers (placeholder,
-# constant), a copy into an output weight (save), or views (reshape).
-NOT_INSTRUCTIONS = frozenset({"placeholder", "save", "constant", "reshape"})
+# constant: storage), a copy into an output weight (save: interface), or views (reshape).
+NOT_INSTRUCTIONS = GRAPH.with_trait(STORAGE) | GRAPH.with_trait(INTERFACE) | GRAPH.with_trait(VIEW)
 # Memrefs cannot hold `!quant.uniform` elements, so the precision ops have no
 # buffer instruction and quantized graphs stop at IRGen with an error saying so.
 PRECISION_OPS = frozenset({"quantize", "dequantize", "profile"})
@@ -77,15 +77,16 @@ def _no_results(ins, attrs, declared):
 
 
 BUFFER.op("weight", "A buffer outside the function: a model input or output (public), or a mutable weight.",
-          attrs={"name": STR, "mutable": BOOL, "public": BOOL, "offset": I64}, shape_fn=_declared_buffer)
+          attrs={"name": STR, "mutable": BOOL, "public": BOOL, "offset": I64}, shape_fn=_declared_buffer,
+          traits={MEMORY_OBJECT})
 BUFFER.op("constant", "A read-only weight with its data.", attrs={"name": STR, "value": ELEMENTS, "offset": I64},
-          shape_fn=_constant_buffer)
+          shape_fn=_constant_buffer, traits={MEMORY_OBJECT})
 BUFFER.op("alloc", "An activation buffer; its lifetime starts here.", attrs={"name": STR, "offset": I64},
-          shape_fn=_declared_buffer)
+          shape_fn=_declared_buffer, traits={MEMORY_OBJECT})
 BUFFER.op("dealloc", "Ends an activation buffer's lifetime.", operands=("buffer",), results=(),
           roles={"buffer": "out"}, shape_fn=_no_results)
 BUFFER.op("view", "The bytes of `source` from `byte_offset` on, seen with the result's shape (no copy).",
-          operands=("source",), attrs={"byte_offset": I64}, shape_fn=_view)
+          operands=("source",), attrs={"byte_offset": I64}, shape_fn=_view, traits={MEMORY_OBJECT})
 BUFFER.op("copy", "dest = source.", operands=("dest", "source"), results=(), roles={"dest": "out"}, traits={IN_PLACE},
           shape_fn=_copy)
 
@@ -125,7 +126,7 @@ def _define_instructions() -> None:
 _define_instructions()
 
 # Ops that declare a buffer (their result) rather than compute.
-BUFFER_SOURCES = frozenset({"weight", "constant", "alloc", "view"})
+BUFFER_SOURCES = BUFFER.with_trait(MEMORY_OBJECT)
 
 
 def _verify_module(module):

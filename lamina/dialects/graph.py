@@ -19,7 +19,7 @@ import math
 import numpy as np
 
 from .irdl import (BOOL, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, FORWARDING, I64, I64S, IN_PLACE, INTERFACE,
-                   SCALAR, STORAGE, STR, DialectDef, ShapeError)
+                   LAYER, SCALAR, STORAGE, STR, DialectDef, ShapeError)
 from .types import TensorSpec
 
 GRAPH = DialectDef("graph", "Glow-style high-level graph over tensors")
@@ -300,7 +300,7 @@ GRAPH.op("splat", "A tensor with every element equal to `value`.", attrs={"value
 # Layers.
 GRAPH.op("convolution", "N-D convolution, NCHW input, [M, C/group, k...] filter, [M] bias; pads are begins then ends.",
          operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64}, shape_fn=_convolution,
-         quantized="accumulate")
+         quantized="accumulate", traits={LAYER}, channel_weights=("filter", 0))
 GRAPH.op("conv_transpose", "Transposed convolution, [C, M/group, k...] filter, [M] bias.",
          operands=("input", "filter", "bias"), attrs={**WINDOW, "group": I64, "output_padding": I64S},
          shape_fn=_conv_transpose)
@@ -314,11 +314,12 @@ GRAPH.op("global_avg_pool", "Mean over all spatial positions.", operands=("input
 GRAPH.op("global_max_pool", "Max over all spatial positions.", operands=("input",), shape_fn=_global_pool,
          quantized="same_scale")
 GRAPH.op("fully_connected", "input[N,K] x weights[K,M] + bias[M].", operands=("input", "weights", "bias"),
-         shape_fn=_fully_connected, quantized="accumulate")
+         shape_fn=_fully_connected, quantized="accumulate", traits={LAYER}, channel_weights=("weights", 1))
 GRAPH.op("matmul", "Matrix product over the last two dimensions, batch dimensions broadcast.",
          operands=("lhs", "rhs"), shape_fn=_matmul)
 GRAPH.op("batch_norm", "Inference batch normalization over axis 1.",
-         operands=("input", "scale", "bias", "mean", "variance"), attrs={"epsilon": F32}, shape_fn=_batch_norm)
+         operands=("input", "scale", "bias", "mean", "variance"), attrs={"epsilon": F32}, shape_fn=_batch_norm,
+         channel_weights=("scale", 0))
 GRAPH.op("lrn", "Local response normalization across channels (ONNX LRN).", operands=("input",),
          attrs={"size": I64, "alpha": F32, "beta": F32, "bias": F32}, shape_fn=_lrn)
 GRAPH.op("layer_norm", "Normalization over dimensions [axis, rank), then scale and bias.",

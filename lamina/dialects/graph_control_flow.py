@@ -178,6 +178,41 @@ GRAPH.op("scan", "ONNX Scan (opset 9+): body(states..., slices...) yields (state
          shape_fn=_scan_shape, op_check=_checked(_check_scan))
 
 
+
+def _dynamic_slice(ins, attrs, declared):
+    data, starts = ins
+    (result,) = declared or [None]
+    axes, steps = attrs["axes"], attrs["steps"]
+    _require(result is not None and result.rank == data.rank and result.dtype == data.dtype,
+             f"needs an explicit result type of the input's rank and element type ({data})")
+    _require(starts.rank == 1 and starts.shape[0] == len(axes) == len(steps) and starts.dtype == np.int64,
+             f"starts must be tensor<{len(axes)}xi64>, one per axis, got {starts}")
+    _require(len(set(axes)) == len(axes) and all(0 <= a < data.rank for a in axes),
+             f"axes {list(axes)} must be distinct dimensions of {data}")
+    for dim, (size, result_size) in enumerate(zip(data.shape, result.shape)):
+        if dim in axes:
+            step = steps[list(axes).index(dim)]
+            _require(step > 0, f"steps must be positive, got {step}")
+            _require(result_size == 0 or (result_size - 1) * step < size,
+                     f"dimension {dim}: {result_size} elements {step} apart do not fit {size}")
+        else:
+            _require(result_size == size, f"dimension {dim} is not sliced: the result keeps its size {size}")
+    return [result]
+
+
+def dynamic_starts(start: int, size: int, dim: int, step: int) -> int:
+    """Where graph.dynamic_slice starts: ONNX Slice's start (negative counts from the end, clamped into the
+    dimension), then clamped so that `size` elements `step` apart fit."""
+    start = start + dim if start < 0 else start
+    return min(max(start, 0), max(dim - (size - 1) * step - 1, 0))
+
+
+GRAPH.op("dynamic_slice", "Slice whose starts are data (a loop's iteration number): along each of `axes`, the "
+                          "result's size elements `steps` apart from `starts` (ONNX's normalization: negative "
+                          "counts from the end, clamped so that they fit).",
+         operands=("input", "starts"), attrs={"axes": I64S, "steps": I64S}, shape_fn=_dynamic_slice)
+
+
 def nested_operands(op: ir.Operation) -> list[ir.Value]:
     """Every value the ops inside `op`'s regions read (outer-scope values among them)."""
     found = []
@@ -190,3 +225,20 @@ def nested_operands(op: ir.Operation) -> list[ir.Value]:
     if len(op.regions):
         op.walk(collect)
     return found
+
+
+def outer_operands(op: ir.Operation) -> list[ir.Value]:
+    """The values defined outside `op` that the ops inside its regions read (ONNX outer-scope references)."""
+    inner: set[ir.Value] = set()
+
+    def define(nested: ir.Operation) -> ir.WalkResult:
+        if nested != op:
+            inner.update(nested.results)
+        for region in nested.regions:
+            for block in region.blocks:
+                inner.update(block.arguments)
+        return ir.WalkResult.ADVANCE
+
+    if len(op.regions):
+        op.walk(define)
+    return list(dict.fromkeys(value for value in nested_operands(op) if value not in inner))

@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 
 from .graph import GRAPH, INDEX_DTYPES, _axis, _broadcast_shapes, _declared, _require
-from .irdl import BOOL, ELEMENTWISE, F32, F32S, I64, I64S, REARRANGING, STR
+from .irdl import BOOL, ELEMENTWISE, F32, F32S, I64, I64S, REARRANGING, STR, VIEW
 
 
 def _reshape(ins, attrs, declared):
@@ -123,7 +123,7 @@ def _resize_nearest(ins, attrs, declared):
 
 # Data movement.
 GRAPH.op("reshape", "Same elements, new static shape (the result type).", operands=("input",), shape_fn=_reshape,
-         traits={REARRANGING}, quantized="same_scale")
+         traits={REARRANGING, VIEW}, quantized="same_scale")
 GRAPH.op("broadcast", "NumPy broadcast to the result type's shape.", operands=("input",), shape_fn=_broadcast,
          traits={REARRANGING})
 GRAPH.op("convert", "Element type conversion (C-style casts; float to int truncates).", operands=("input",),

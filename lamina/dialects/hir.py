@@ -27,7 +27,7 @@ from mlir import ir
 
 from .diagnostics import LaminaError
 from .graph import window_output_size
-from .irdl import BOOL, ELEMENTS, F32, I64, I64S, STR, DialectDef, ShapeError
+from .irdl import BOOL, ELEMENTS, F32, I64, I64S, IN_PLACE, MEMORY_OBJECT, STR, DialectDef, ShapeError
 from .types import TensorSpec
 from .values import ops_of
 
@@ -41,10 +41,6 @@ OUTPUTS_ATTRIBUTE = "hir.outputs"
 BINARY_OPS = ("add", "sub", "mul", "max", "min")
 POOL_KINDS = ("max", "avg")
 
-# Ops that declare a memory object rather than compute; every other op but
-# `host` belongs to a layer.
-OBJECTS = frozenset({"vars", "view", "consts", "temp"})
-UNLAYERED = frozenset({"vars", "view", "consts", "host"})
 
 
 def _require(condition: bool, message: str) -> None:
@@ -189,15 +185,15 @@ OUT = {"output": "out"}
 FORMAT = {"binary_point": I64}  # the object's format: storage integer q means q / 2**binary_point
 
 HIR.op("vars", "A Vars object in DRAM0 at vector `base`, in format `binary_point`.",
-       attrs={"name": STR, "base": I64, **FORMAT}, shape_fn=_declared_object)
+       attrs={"name": STR, "base": I64, **FORMAT}, shape_fn=_declared_object, traits={MEMORY_OBJECT})
 HIR.op("view", "Channels [channel_offset, +C) of a Vars object: a concat input placed in its output.",
-       operands=("source",), attrs={"channel_offset": I64}, shape_fn=_view)
+       operands=("source",), attrs={"channel_offset": I64}, shape_fn=_view, traits={MEMORY_OBJECT})
 HIR.op("consts", "A Consts object in DRAM1 at vector `base`: a V x N image of storage integers. Page 0 is "
        "loaded before the program runs; page k > 0 is loaded by the host before the first layer that reads it, "
        "over the previous page (weights larger than DRAM1).",
-       attrs={"base": I64, "page": I64, "value": ELEMENTS, **FORMAT}, shape_fn=_consts)
+       attrs={"base": I64, "page": I64, "value": ELEMENTS, **FORMAT}, shape_fn=_consts, traits={MEMORY_OBJECT})
 HIR.op("temp", "A Temp object of one layer, placed in the accumulators by the scheduler.",
-       attrs={**LAYER, **FORMAT}, shape_fn=_declared_object)
+       attrs={**LAYER, **FORMAT}, shape_fn=_declared_object, traits={MEMORY_OBJECT})
 HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles into a Temp (weights: per "
        "co_t its bias vector, then its present tiles of N vectors; tile_slots: the tile's number per "
        "(co_t, kh, kw, ci_t), present tiles numbered in order, -1 = all-zero).",
@@ -206,19 +202,21 @@ HIR.op("matmul", "Convolution / fully-connected from Vars through weight tiles i
        roles=OUT, shape_fn=_matmul)
 HIR.op("load", "Vars -> Temp.", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,
        shape_fn=_same_shapes)
+# The accumulator ops are in place: each may write over an input temp that dies there, since each vector is
+# read before it is written (leaky relu keeps its intermediate in a scratch region of its own).
 HIR.op("add", "output = sat(lhs + rhs); lhs a Temp, rhs a Vars or Temp.", operands=("output", "lhs", "rhs"),
-       results=(), attrs=LAYER, roles=OUT, shape_fn=_same_shapes)
-HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min) of two Temps.", operands=("output", "lhs", "rhs"),
-       results=(), attrs={**LAYER, "op": STR}, roles=OUT, shape_fn=_binary)
+       results=(), attrs=LAYER, roles=OUT, shape_fn=_same_shapes, traits={IN_PLACE})
+HIR.op("binary", "Element-wise `op` (add, sub, mul, max, min); lhs a Temp, rhs a Temp or Vars.", operands=("output", "lhs", "rhs"),
+       results=(), attrs={**LAYER, "op": STR}, roles=OUT, shape_fn=_binary, traits={IN_PLACE})
 HIR.op("channel", "Element-wise `op` with a per-channel constant (CT vectors); `swap` puts it on the left.",
        operands=("output", "input", "constant"), results=(), attrs={**LAYER, "op": STR, "swap": BOOL}, roles=OUT,
-       shape_fn=_channel)
+       shape_fn=_channel, traits={IN_PLACE})
 HIR.op("relu", "max(x, 0).", operands=("output", "input"), results=(), attrs=LAYER, roles=OUT,
-       shape_fn=_same_shapes)
+       shape_fn=_same_shapes, traits={IN_PLACE})
 HIR.op("clip", "min(max(x, min), max).", operands=("output", "input"), results=(),
-       attrs={**LAYER, "min": F32, "max": F32}, roles=OUT, shape_fn=_clip)
+       attrs={**LAYER, "min": F32, "max": F32}, roles=OUT, shape_fn=_clip, traits={IN_PLACE})
 HIR.op("leaky_relu", "max(x, alpha * x).", operands=("output", "input"), results=(), attrs={**LAYER, "alpha": F32},
-       roles=OUT, shape_fn=_same_shapes)
+       roles=OUT, shape_fn=_same_shapes, traits={IN_PLACE})
 HIR.op("pool", "Max or average over each window's in-bounds pixels, in (kh, kw) order.", operands=("output", "input"),
        results=(), attrs={**LAYER, "kind": STR, "kernel": I64S, "strides": I64S, "pads": I64S,
                           "count_include_pad": BOOL}, roles=OUT, shape_fn=_pool)
@@ -279,10 +277,8 @@ def rounding_shift(op: ir.Operation) -> int | None:
 def object_kind(value: ir.Value) -> str | None:
     """Which memory object a value is (`vars`, `view`, `consts`, `temp`), or None."""
     owner = value.owner
-    if isinstance(owner, ir.OpView) and owner.name.startswith("hir."):
-        kind = owner.name[len("hir."):]
-        return kind if kind in OBJECTS else None
-    return None
+    definition = HIR.lookup(owner) if isinstance(owner, ir.OpView) else None
+    return definition.name if definition is not None and definition.has(MEMORY_OBJECT) else None
 
 
 def _verify_module(module: ir.Operation) -> list[tuple[ir.Location, str]]:

@@ -20,9 +20,9 @@ from lamina.target.tcu.data_layout import channel_tiles, vector_count
 from lamina.target.tcu.program import MAX_SHIFT
 
 from .diagnostics import LaminaError
-from .hir import (ARCHITECTURE_ATTRIBUTE, HIR, INPUTS_ATTRIBUTE, OUTPUTS_ATTRIBUTE, UNLAYERED, binary_point_of,
-                  interface_of, object_kind, rounding_shift)
-from .irdl import ShapeError
+from .hir import (ARCHITECTURE_ATTRIBUTE, HIR, INPUTS_ATTRIBUTE, OUTPUTS_ATTRIBUTE, binary_point_of, interface_of,
+                  object_kind, rounding_shift)
+from .irdl import MEMORY_OBJECT, ShapeError
 from .types import TensorSpec, UnsupportedType, spec_of
 from .values import ops_of
 
@@ -103,6 +103,7 @@ _OPERAND_OBJECTS = {
     ("matmul", "output"): ("temp",), ("matmul", "input"): ("vars", "view"), ("matmul", "weights"): ("consts",),
     ("load", "output"): ("temp",), ("load", "input"): ("vars", "view"),
     ("add", "lhs"): ("temp",), ("add", "rhs"): ("vars", "view", "temp"),
+    ("binary", "lhs"): ("temp",), ("binary", "rhs"): ("vars", "view", "temp"),
     ("channel", "input"): ("temp",), ("channel", "constant"): ("consts",),
     ("pool", "output"): ("temp",), ("pool", "input"): ("temp",),
     ("save", "output"): ("vars", "view"), ("save", "input"): ("temp",),
@@ -142,8 +143,8 @@ def _check_op(op: ir.Operation, arch: Architecture) -> str | None:
     if name == "view":
         offset = HIR.view(op).attr("channel_offset")
         return None if offset % lanes == 0 else f"channel_offset {offset} is not a multiple of the array size {lanes}"
-    if name in UNLAYERED or name == "temp":
-        return None
+    if definition.has(MEMORY_OBJECT) or "layer" not in definition.attrs:
+        return None  # the other objects and host segments read no layer's operands
     _check_layout(op)
     layer = HIR.view(op).attr("layer")
     for operand_name, value in zip(definition.operands, op.operands):

@@ -16,121 +16,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Callable, Sequence
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import irdl as irdl_dialect
 
+# Re-exported: the dialect tables import the attribute kinds with DialectDef.
+from .attr_kinds import BOOL, ELEMENTS, F32, F32S, I64, I64S, SCALAR, STR, AttrKind, encode_scalar  # noqa: F401
 from .diagnostics import LaminaError, format_location
-from .types import TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
-
-
-class ShapeError(LaminaError, ValueError):
-    """A shape function rejected an op's operand or result types or attributes."""
-
-
-# ---------------------------------------------------------------------------
-# Attribute kinds: how a Python value is stored as an MLIR attribute.
-# ---------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class AttrKind:
-    """A typed attribute: its IRDL base constraint and its Python codec."""
-
-    name: str
-    irdl_base: str | None  # None: `irdl.any`, checked by `decode` in Python.
-    encode: Callable[[object], ir.Attribute]
-    decode: Callable[[ir.Attribute], object]
-
-
-def _decode_scalar(attr: ir.Attribute):
-    if isinstance(attr, ir.BoolAttr):
-        return bool(ir.BoolAttr(attr).value)
-    if isinstance(attr, ir.IntegerAttr):
-        return int(ir.IntegerAttr(attr).value)
-    if isinstance(attr, ir.FloatAttr):
-        return float(ir.FloatAttr(attr).value)
-    raise ShapeError(f"expected an integer or float attribute, got {attr}")
-
-
-def _decode_elements(attr: ir.Attribute) -> np.ndarray:
-    if not isinstance(attr, ir.DenseElementsAttr):
-        raise ShapeError(f"expected dense elements, got {attr}")
-    dense = ir.DenseElementsAttr(attr)
-    spec = spec_of(dense.type)
-    if dense.is_splat:
-        scalar = _decode_scalar(dense.get_splat_value())
-        return np.full(spec.shape, scalar, dtype=spec.dtype)
-    return np.array(dense).reshape(spec.shape)
-
-
-def _encode_elements(value) -> ir.Attribute:
-    # The explicit shape keeps 0-d arrays 0-d (the bindings would make them
-    # [1]); unsigned arrays need `signless=False` to stay `ui8` rather than `i8`.
-    array = np.asarray(value)
-    contiguous = np.ascontiguousarray(array)  # at least 1-D: the shape comes from `array`
-    return ir.DenseElementsAttr.get(contiguous, signless=array.dtype.kind != "u", shape=list(array.shape))
-
-
-def _int64_value(attribute: ir.Attribute) -> int:
-    """An integer attribute's value; wider than 64 bits is a ShapeError (the bindings would abort)."""
-    integer = ir.IntegerAttr(attribute)
-    if isinstance(integer.type, ir.IntegerType) and ir.IntegerType(integer.type).width > 64:
-        raise ShapeError(f"integer attribute {str(attribute)[:60]} must have at most 64 bits")
-    return int(integer.value)
-
-
-I64 = AttrKind(
-    "i64",
-    "#builtin.integer",
-    lambda v: ir.IntegerAttr.get(ir.IntegerType.get_signless(64), int(v)),
-    _int64_value,
-)
-BOOL = AttrKind(
-    "bool",
-    "#builtin.integer",
-    lambda v: ir.BoolAttr.get(bool(v)),
-    lambda a: bool(ir.BoolAttr(a).value),
-)
-F32 = AttrKind(
-    "f32",
-    "#builtin.float",
-    lambda v: ir.FloatAttr.get_f32(float(v)),
-    lambda a: float(ir.FloatAttr(a).value),
-)
-STR = AttrKind(
-    "str",
-    "#builtin.string",
-    lambda v: ir.StringAttr.get(str(v)),
-    lambda a: ir.StringAttr(a).value,
-)
-I64S = AttrKind(
-    "i64s",
-    "#builtin.dense_array",
-    lambda v: ir.DenseI64ArrayAttr.get([int(x) for x in v]),
-    lambda a: tuple(int(x) for x in ir.DenseI64ArrayAttr(a)),
-)
-F32S = AttrKind(
-    "f32s",
-    "#builtin.dense_array",
-    lambda v: ir.DenseF32ArrayAttr.get([float(x) for x in v]),
-    lambda a: tuple(float(x) for x in ir.DenseF32ArrayAttr(a)),
-)
-ELEMENTS = AttrKind("elements", "#builtin.dense_int_or_fp_elements", _encode_elements, _decode_elements)
-# A scalar whose MLIR type must match a tensor's element type (checked by the
-# op's shape function); IRDL 22 cannot say "integer or float" without crashing.
-SCALAR = AttrKind("scalar", None, None, _decode_scalar)  # encoded by `encode_scalar`
-
-
-def encode_scalar(value, dtype) -> ir.Attribute:
-    """A scalar attribute typed like elements of `dtype`."""
-    dtype = np.dtype(dtype)
-    element = to_mlir(TensorSpec((), dtype)).element_type
-    if dtype == np.bool_:
-        return ir.BoolAttr.get(bool(value))
-    if np.issubdtype(dtype, np.integer):
-        return ir.IntegerAttr.get(element, int(value))
-    return ir.FloatAttr.get(element, float(value))
+from .types import ShapeError, TensorSpec, UnsupportedType, spec_of, to_memref, to_mlir
 
 
 # ---------------------------------------------------------------------------
@@ -154,7 +46,11 @@ FORWARDING = "forwarding"  # the result is the first operand (removable)
 STORAGE = "storage"  # the result lives in its own storage (a model input or a weight), not in activation memory
 COMMUTATIVE = "commutative"  # operands may be swapped
 IN_PLACE = "in-place"  # may write its result over an input of the same type that dies there (Glow's inplaceOperand)
-TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE)
+VIEW = "view"  # the result is the operand's elements seen in another shape: a view of its memory, no copy
+LAYER = "layer"  # input x weights + a per-output-channel bias (Glow's Convolution and FullyConnected nodes)
+MEMORY_OBJECT = "memory-object"  # declares memory (a buffer, a Vars, Consts or Temp object) rather than computing
+TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE, VIEW, LAYER,
+          MEMORY_OBJECT)
 
 
 # IRDL 22 verifies every value of a variadic group against one constraint
@@ -214,6 +110,10 @@ class OpDef:
     # A training op (a gradient or the SGD update): every backend lowers it into
     # ordinary ops, so no executor needs a kernel for it (Glow's XGrad and SGD nodes).
     training: bool = False
+    # (operand, axis): the operand whose `axis` indexes the result's channels (axis 1), each
+    # channel scaled by its slice: a per-channel multiply after the op folds into that operand
+    # (and, for a LAYER, an add into its bias); quantization gives it per-channel scales.
+    channel_weights: tuple[str, int] | None = None
 
     def __post_init__(self):
         unknown = {n: r for n, r in self.roles.items() if n not in self.operands or r not in ROLES}

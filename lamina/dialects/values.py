@@ -33,6 +33,12 @@ def op_name(op: ir.Operation | None) -> str | None:
     return definition.name if definition is not None else None
 
 
+def has_trait(op: ir.Operation | None, trait: str) -> bool:
+    """Whether `op` is a graph op with `trait` (False for None and for other dialects' ops)."""
+    definition = GRAPH.lookup(op) if op is not None else None
+    return definition is not None and definition.has(trait)
+
+
 def producer(value: ir.Value, name: str) -> ir.Operation | None:
     """The op defining `value` if it is `graph.<name>`, else None."""
     op = defining_op(value)

@@ -54,6 +54,8 @@ class ModelAnalysis:
     unusable: set[str] = field(default_factory=set)
     # Per node: input names read before any node or initializer defines them.
     undefined_inputs: dict[int, list[str]] = field(default_factory=dict)
+    # A Loop body with a compile-time trip count: (its iteration-number input, the trip count).
+    iteration: tuple[str, int] | None = None
 
     def unknown_shapes(self) -> list[str]:
         """Values something reads whose static shape is not known."""
@@ -101,10 +103,11 @@ def has_subgraph(node: onnx.NodeProto) -> bool:
     return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
 
 
-def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = None) -> ModelAnalysis:
+def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = None,
+            iteration: tuple[str, int] | None = None) -> ModelAnalysis:
     """Analyse a shape-inferred model (see `static_shapes.specialize`)."""
     opset = default_opset(model)
-    analysis = ModelAnalysis(source=source, model=model, opset=opset or 0)
+    analysis = ModelAnalysis(source=source, model=model, opset=opset or 0, iteration=iteration)
     if opset is not None and opset < MIN_OPSET:  # the one problem: shape errors would only follow from it
         analysis.model_problems.append(("the model", f"opset {opset} is older than {MIN_OPSET}, the oldest Lamina "
                                                      f"supports; upgrade it with onnx.version_converter"))

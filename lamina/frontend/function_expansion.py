@@ -21,6 +21,8 @@ import onnx
 import onnx.inliner
 from onnx import defs, helper
 
+from lamina.dialects.diagnostics import LaminaError
+
 from .analysis import DEFAULT_DOMAINS, default_opset, has_subgraph, node_label
 
 EXPANDED_DOMAIN = "lamina.expanded"
@@ -29,7 +31,7 @@ MAX_EXPANSION_ROUNDS = 4
 
 
 def expand_functions(model: onnx.ModelProto, converted: Collection[str], known: Collection[str],
-                     refused: Collection[int] = ()) -> onnx.ModelProto | None:
+                     refused: Collection[int] = (), source: str = "the model") -> onnx.ModelProto | None:
     """`model` with every expandable node inlined, except nodes of a `converted` operator (unless their
     converter `refused` the node, by index: LayerNormalization asked for its Mean output) and nodes whose
     outputs are all `known` at compile time (they fold); None when there is no node to expand."""
@@ -60,7 +62,12 @@ def expand_functions(model: onnx.ModelProto, converted: Collection[str], known: 
         return None
     copy.functions.extend(functions)
     copy.opset_import.append(helper.make_opsetid(EXPANDED_DOMAIN, 1))
-    inlined = onnx.inliner.inline_local_functions(copy, convert_version=True)
+    try:
+        inlined = onnx.inliner.inline_local_functions(copy, convert_version=True)
+    except RuntimeError as error:  # its version converter asserts on models it cannot parse (IR version 1)
+        lines = str(error).strip().splitlines() or [type(error).__name__]
+        raise LaminaError(f"{source}: ONNX's function inliner cannot expand {', '.join(f.name for f in functions)}: "
+                          f"{lines[0].split('failed: ')[-1][:300]}") from None
     del inlined.opset_import[:]
     inlined.opset_import.extend(o for o in model.opset_import)
     return inlined

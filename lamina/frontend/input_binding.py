@@ -25,13 +25,14 @@ _SHAPE_READERS = frozenset({"Shape", "Size"})
 
 
 def value_inputs(model: onnx.ModelProto) -> list[str]:
-    """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) is computed from,
-    looking through the function bodies of operators without a converter (ReduceSumSquare's axes
-    are its body's ReduceSum axes)."""
+    """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) or bindable one (a Loop's
+    trip count) is computed from, looking through the function bodies of operators without a converter
+    (ReduceSumSquare's axes are its body's ReduceSum axes)."""
     nodes = _expanded_nodes(model)
     producers = {name: node for node in nodes for name in node.output if name}
     wanted = [node.input[index] for node in nodes if node.op_type in CONVERTERS
-              for index in CONVERTERS[node.op_type].static_inputs if index < len(node.input) and node.input[index]]
+              for index in (*CONVERTERS[node.op_type].static_inputs, *CONVERTERS[node.op_type].bindable_inputs)
+              if index < len(node.input) and node.input[index]]
     seen: set[str] = set()
     while wanted:
         name = wanted.pop()
@@ -41,7 +42,8 @@ def value_inputs(model: onnx.ModelProto) -> list[str]:
         producer = producers.get(name)
         if producer is not None and producer.op_type not in _SHAPE_READERS:
             wanted.extend(value for value in producer.input if value)
-    return [value.name for value in graph_inputs(model.graph) if value.name in seen]
+    return [value.name for value in graph_inputs(model.graph)
+            if value.name in seen and value.type.HasField("tensor_type")]  # a sequence cannot be bound
 
 
 def _expanded_nodes(model: onnx.ModelProto) -> list[onnx.NodeProto]:

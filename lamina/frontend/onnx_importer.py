@@ -80,13 +80,14 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
     return load_onnx(path), source_name or path
 
 
-def analyze_model(model: onnx.ModelProto, source: str) -> ModelAnalysis:
-    """The analysis of a model whose inputs all have static shapes (a subgraph made a model)."""
-    return _analyze(model, None, source, require_static=True)
+def analyze_model(model: onnx.ModelProto, source: str, iteration: tuple[str, int] | None = None) -> ModelAnalysis:
+    """The analysis of a model whose inputs all have static shapes (a subgraph made a model); `iteration`: a
+    Loop body's iteration-number input and compile-time trip count (`ModelAnalysis.iteration`)."""
+    return _analyze(model, None, source, require_static=True, iteration=iteration)
 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
-             require_static: bool) -> ModelAnalysis:
+             require_static: bool, iteration: tuple[str, int] | None = None) -> ModelAnalysis:
     """The model validated, its shapes inferred and analysed, then operators without a converter (or whose
     converter refuses the node) expanded into their ONNX function bodies (which may in turn need expanding)
     and the result analysed again."""
@@ -94,15 +95,15 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
     check_input_shapes(input_shapes, source)
     try:
         analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static),
-                                        source)
+                                        source, iteration)
         for _ in range(MAX_EXPANSION_ROUNDS):
             refused = [index for index, node in enumerate(analysis.nodes)  # malformed nodes stay refused
                        if node.op_type in SUPPORTED_OPS and not schema_problems(node, analysis.opset)
                        and node_problems(NodeView(analysis, index))]
-            expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused)
+            expanded = expand_functions(analysis.model, SUPPORTED_OPS, analysis.constants, refused, source)
             if expanded is None:
                 break
-            analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source)
+            analysis = _analyze_to_fixpoint(*infer_shapes(expanded), source, iteration)
     except LaminaError:
         raise
     except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError) as error:
@@ -111,13 +112,14 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
     return analysis
 
 
-def _analyze_to_fixpoint(inferred: onnx.ModelProto, inference_error: str | None, source: str) -> ModelAnalysis:
+def _analyze_to_fixpoint(inferred: onnx.ModelProto, inference_error: str | None, source: str,
+                         iteration: tuple[str, int] | None = None) -> ModelAnalysis:
     """Shapes re-inferred while compile-time values keep making more of them static."""
-    analysis = analyze(inferred, source, inference_error)
+    analysis = analyze(inferred, source, inference_error, iteration)
     while analysis.unknown_shapes():
         refined = refine_shapes(inferred, analysis.constants) or refine_control_flow(inferred, analysis)
         if refined is None:
             break
         inferred, inference_error = refined
-        analysis = analyze(inferred, source, inference_error)
+        analysis = analyze(inferred, source, inference_error, iteration)
     return analysis

@@ -59,9 +59,10 @@ def random_inputs(model: onnx.ModelProto, seed: int) -> dict[str, np.ndarray]:
     return {value.name: rng.random(static_shape(value), np.float32) for value in feed_inputs(model)}
 
 
-def run_onnx(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
-    """The model's outputs from onnxruntime (fast) when it is installed and accepts the model,
-    else from onnx's ReferenceEvaluator (always there, slower)."""
+def onnx_runner(model: onnx.ModelProto) -> Callable[[dict[str, np.ndarray]], dict[str, np.ndarray]]:
+    """A function running the model on inputs: one onnxruntime session (fast) when onnxruntime is
+    installed and accepts the model, else onnx's ReferenceEvaluator (always there, slower). Callers
+    with many inputs keep it: a session costs more to build than small models take to run."""
     names = [output.name for output in model.graph.output]
     try:
         import onnxruntime
@@ -72,8 +73,14 @@ def run_onnx(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str,
                                                providers=["CPUExecutionProvider"])
     except Exception:  # not installed, or too old for the model's IR version: the reference evaluator runs all
         from onnx.reference import ReferenceEvaluator
-        return dict(zip(names, ReferenceEvaluator(model).run(names, inputs)))
-    return dict(zip(names, session.run(names, inputs)))
+        evaluator = ReferenceEvaluator(model)
+        return lambda inputs: dict(zip(names, evaluator.run(names, inputs)))
+    return lambda inputs: dict(zip(names, session.run(names, inputs)))
+
+
+def run_onnx(model: onnx.ModelProto, inputs: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
+    """The model's outputs on `inputs` (`onnx_runner`'s session, built for this one run)."""
+    return onnx_runner(model)(inputs)
 
 
 def randomize_weights(model: onnx.ModelProto, seed: int, run: RunModel = run_onnx) -> onnx.ModelProto:

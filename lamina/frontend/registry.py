@@ -17,6 +17,8 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.op_registry import OpRegistry, RegistryError
 
 if TYPE_CHECKING:
+    from lamina.dialects.types import TensorSpec
+
     from .emitter import NodeEmitter
     from .node_view import NodeView
 
@@ -24,6 +26,8 @@ if TYPE_CHECKING:
 Check = Callable[["NodeView"], Iterable[str]]
 # A converter returns the value of output 0, or one value (or None) per output.
 Convert = Callable[["NodeEmitter"], "ir.Value | Sequence[ir.Value | None]"]
+# The output types a converter derives where ONNX shape inference cannot (None where unknown).
+OutputSpecs = Callable[["NodeView"], "list[TensorSpec | None]"]
 
 
 @dataclass(frozen=True)
@@ -34,17 +38,25 @@ class Converter:
     static_inputs: dict[int, str] = field(default_factory=dict)  # input index -> role, for messages
     check: Check | None = None
     notes: str = ""
+    # Inputs whose value, bound by a caller that has it, lets more of the node import (a Loop's trip count
+    # and condition size its scan outputs); unlike static_inputs, they may stay data.
+    bindable_inputs: tuple[int, ...] = ()
+    # The output types ONNX shape inference cannot know and the converter derives (a Loop's scan outputs,
+    # a Slice at a loop's iteration number), None where unknown; see subgraphs.refine_control_flow.
+    output_specs: OutputSpecs | None = None
 
 
 CONVERTERS: OpRegistry[Converter] = OpRegistry("ONNX converter", known=onnx.defs.has, space="ONNX's operator set")
 
 
 def register(op_type: str, convert: Convert, *, graph_ops: Sequence[str], static_inputs: dict[int, str] | None = None,
-             check: Check | None = None, notes: str = "") -> None:
+             check: Check | None = None, notes: str = "", bindable_inputs: tuple[int, ...] = (),
+             output_specs: OutputSpecs | None = None) -> None:
     unknown = [name for name in graph_ops if name not in GRAPH.ops]
     if unknown:
         raise RegistryError(f"ONNX converter for '{op_type}' emits {unknown}, which are not graph ops")
-    CONVERTERS.add(op_type, Converter(op_type, convert, tuple(graph_ops), dict(static_inputs or {}), check, notes))
+    CONVERTERS.add(op_type, Converter(op_type, convert, tuple(graph_ops), dict(static_inputs or {}), check, notes,
+                                      tuple(bindable_inputs), output_specs))
 
 
 def converter(*op_types: str, **options) -> Callable[[Convert], Convert]:

@@ -27,6 +27,7 @@ from lamina.dialects.types import TensorSpec
 from .analysis import ModelAnalysis, outer_references
 from .emitter import ModuleBuilder, NodeEmitter
 from .node_view import NodeView
+from .registry import CONVERTERS
 from .static_shapes import infer_shapes
 from .support import find_unsupported
 
@@ -50,8 +51,11 @@ class Subgraph:
         return [f"{self.attribute}: {problem}" for problem in find_unsupported(self.analysis)]
 
 
-def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec]) -> Subgraph:
+def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec], trip_count: int | None = None) -> Subgraph:
     """Analyse `view`'s graph attribute `attribute` whose inputs have the types `arguments`.
+
+    `trip_count`: a Loop body's compile-time trip count; its first input is then the iteration number,
+    which takes the values 0 .. trip_count - 1 (`iteration_values`).
 
     Raises ShapeError when it reads a value no enclosing graph defines or
     does not take exactly `len(arguments)` inputs.
@@ -83,7 +87,8 @@ def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec]) -> Sub
     model = helper.make_model(copy, opset_imports=list(parent.model.opset_import))
     model.ir_version = parent.model.ir_version
     source = f"{parent.source}: node '{view.label}' ({view.op_type}) {attribute}"
-    return Subgraph(attribute, analyze_model(model, source), outer)
+    iteration = None if trip_count is None else (copy.input[0].name, trip_count)
+    return Subgraph(attribute, analyze_model(model, source, iteration), outer)
 
 
 def _visible_names(view: NodeView) -> set[str]:
@@ -135,25 +140,20 @@ def materialize_outer(node: NodeEmitter, parts: list[Subgraph]) -> None:
             node.builder.value(name)
 
 
-# ONNX op type -> the static types of a control-flow node's outputs (None where
-# unknown), derived from its subgraphs; ONNX shape inference cannot know
-# e.g. the length of a Loop's scan outputs. Filled by converters/control_flow.py.
-OutputSpecs = Callable[[NodeView], list[TensorSpec | None]]
-OUTPUT_SPECS: dict[str, OutputSpecs] = {}
-
-
 def refine_control_flow(model: onnx.ModelProto, analysis: ModelAnalysis) -> tuple[onnx.ModelProto, str | None] | None:
-    """Shape inference again, with the output types of control-flow nodes that ONNX left unknown.
+    """Shape inference again, with the output types ONNX left unknown that converters derive
+    (`Converter.output_specs`: control flow, a Slice at a loop's iteration number).
 
-    Returns None when no control-flow node has an output type to add.
+    Returns None when no node has an output type to add.
     """
     learned = {}
     for index, node in enumerate(analysis.nodes):
         unknown = [name for name in node.output if name and name not in analysis.specs]
-        if node.op_type not in OUTPUT_SPECS or not unknown:
+        converter = CONVERTERS.get(node.op_type)
+        if converter is None or converter.output_specs is None or not unknown:
             continue
         try:
-            specs = OUTPUT_SPECS[node.op_type](NodeView(analysis, index))
+            specs = converter.output_specs(NodeView(analysis, index))
         except (ShapeError, LaminaError):
             continue  # the support check reports it
         for name, spec in zip(node.output, specs):

@@ -77,7 +77,7 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
     if not check_shapes:
         return []
     used_outputs = [name for i, name in enumerate(node.output) if view.output_used(i)]
-    if has_subgraph(node):  # outputs typed by the subgraphs: their own problems explain more (frontend/subgraphs.py)
+    if has_subgraph(node) or converter.output_specs:  # outputs typed by the converter: its problems explain more
         return (_type_problems(view) or _unknown_shapes(view, "input", node.input) or _non_constant(view, converter)
                 or list(converter.check(view) if converter.check else ()))
     return (_type_problems(view) or _unknown_shapes(view, "input", node.input) or _non_constant(view, converter)

@@ -390,8 +390,8 @@ def nearest_source_indices(size: int, out: int, scale: float, transformation: st
 
 
 # The precision ops' kernels (quantize, dequantize, profile) live with the quantized execution rules.
-from . import quantized_kernels  # noqa: E402,F401  (registers them; imports this module's table)
+from . import quantization  # noqa: E402,F401  (registers them; imports this module's table)
 # Recurrent layers, in their own module.
-from . import recurrent_kernels  # noqa: E402,F401 - registers the kernels of graph.rnn, graph.gru, graph.lstm
+from . import recurrent  # noqa: E402,F401 - registers the kernels of graph.rnn, graph.gru, graph.lstm
 # Further element-wise math and the index ops, in their family files.
 from . import indexing, math_ops  # noqa: E402,F401 - register their kernels

@@ -78,6 +78,8 @@ class GraphOptimize(Pipeline):
     per_channel: bool = option(False, "with precision=int8|int16: one weight scale per output channel")
     fp16: bool = option(False, "then compute the ops left in f32 in f16 (graph-convert-to-fp16)")
     keep: tuple[str, ...] = option((), "graph op kinds quantization and fp16 leave in f32")
+    check_support: bool = option(True, "end with the support check (false: what the backend cannot run stays, "
+                                       "for a compiler that gives it to the host)")
 
     def precision_stage(self) -> list[str]:
         """Glow's transformForPrecisionMode: profiling probes, or quantization then FP16 (mixed precision)."""
@@ -98,10 +100,11 @@ class GraphOptimize(Pipeline):
         return ["graph-fold", "graph-simplify", f"graph-lower{{backend={self.backend}}}"]
 
     def stages(self) -> list[str]:
-        """The pipeline's elements in order; the last one is the support check."""
+        """The pipeline's elements in order; the last one is the support check, if it runs."""
         target = f"{{backend={self.backend}}}"
+        check = [f"graph-check-support{target}"] if self.check_support else []
         return [*self.before_precision(), *self.precision_stage(), "graph-simplify",
-                f"graph-backend-transform{target}", "graph-simplify", f"graph-check-support{target}"]
+                f"graph-backend-transform{target}", "graph-simplify", *check]
 
     def expand(self) -> str:
         return ",".join(self.stages())

@@ -23,9 +23,12 @@ def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray
     computed value of the first sample (the accuracy check compares each layer with it)."""
     ranges: dict[ir.Value, float] = {}
     first: dict[ir.Value, np.ndarray] = {}
+    constant: dict[ir.Value, bool] = {}  # asked once per value, not once per sample
 
     def observe(value: ir.Value, array: np.ndarray) -> None:
-        if array.size and np.issubdtype(array.dtype, np.floating) and not is_constant_view(value):
+        if value not in constant:
+            constant[value] = is_constant_view(value)
+        if array.size and np.issubdtype(array.dtype, np.floating) and not constant[value]:
             magnitude = float(np.max(np.abs(array)))
             if math.isnan(magnitude):
                 magnitude = math.inf
@@ -35,5 +38,5 @@ def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray
 
     for index, feeds in enumerate(samples):
         keep_first = index == 0
-        graph_interpreter.run(module, feeds, observe)
+        graph_interpreter.run(module, feeds, observe, verify=keep_first)  # the module does not change
     return ranges, first

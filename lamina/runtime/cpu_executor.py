@@ -112,10 +112,11 @@ def _keep_freed_memory() -> None:
         pass
 
 
-def compile_model(module: ir.Operation, pipeline: str | None = None) -> CompiledModel:
+def compile_model(module: ir.Operation, pipeline: str | None = None, opt_level: int = OPT_LEVEL) -> CompiledModel:
     """The compiled form of a graph model (from the cache when the same model was compiled before).
 
-    `pipeline` defaults to `cpu_pipeline(default_threads())`. The caller's
+    `pipeline` defaults to `cpu_pipeline(default_threads())`; `opt_level` is
+    LLVM's (0-3; `benchmarks/cpu_jit.py` compares them). The caller's
     module is left untouched: compilation works on a copy in a fresh context.
     Raises LaminaError (e.g. naming ops without a CPU lowering) when the
     model cannot be compiled.
@@ -123,10 +124,10 @@ def compile_model(module: ir.Operation, pipeline: str | None = None) -> Compiled
     pipeline = pipeline or cpu_pipeline(default_threads())
     bytecode = io.BytesIO()
     module.write_bytecode(bytecode)
-    key = hashlib.sha256(bytecode.getvalue() + pipeline.encode()).hexdigest()
+    key = hashlib.sha256(bytecode.getvalue() + f"{pipeline} O{opt_level}".encode()).hexdigest()
     _keep_freed_memory()
     if key not in _CACHE:
-        _CACHE[key] = _compile(bytecode.getvalue(), pipeline, model.inputs(module), model.outputs(module),
+        _CACHE[key] = _compile(bytecode.getvalue(), pipeline, opt_level, model.inputs(module), model.outputs(module),
                                _function_name(module))
     return _CACHE[key]
 
@@ -140,14 +141,14 @@ def _function_name(module: ir.Operation) -> str:
     return ir.StringAttr(model.main_function(module).attributes["sym_name"]).value
 
 
-def _compile(bytecode: bytes, pipeline: str, inputs: dict[str, TensorSpec], outputs: dict[str, TensorSpec],
-             function: str) -> CompiledModel:
+def _compile(bytecode: bytes, pipeline: str, opt_level: int, inputs: dict[str, TensorSpec],
+             outputs: dict[str, TensorSpec], function: str) -> CompiledModel:
     context = make_context()
     with context:
         copy = ir.Module.parse(bytecode)
     run_pipeline(copy.operation, pipeline)
     try:
-        engine = ExecutionEngine(copy, opt_level=OPT_LEVEL, shared_libs=_RUNTIME_LIBRARIES)
+        engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=_RUNTIME_LIBRARIES)
         engine.lookup(function)  # the JIT compiles on first lookup: do it now, not in the first run
     except RuntimeError as error:
         raise LaminaError(f"the CPU JIT could not compile the lowered model: {error}") from None

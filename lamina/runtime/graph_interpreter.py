@@ -27,23 +27,25 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import TensorSpec
 
-from lamina.kernels.control_flow_kernels import REGION_KERNELS, RunRegion
+from lamina.kernels.control_flow import REGION_KERNELS, RunRegion
 from lamina.kernels.graph_kernels import KernelError, Node
-from lamina.kernels.quantized_kernels import evaluate
+from lamina.kernels.quantization import evaluate
 
 
 def run(module: ir.Operation, inputs: Mapping[str, np.ndarray],
         observe: Callable[[ir.Value, np.ndarray], None] | None = None,
-        function: str | None = None) -> dict[str, np.ndarray]:
+        function: str | None = None, verify: bool = True) -> dict[str, np.ndarray]:
     """Execute a graph-dialect model (its function `function`, if it holds several); returns save name -> array.
 
     `inputs` maps every placeholder name to an array of exactly its type.
     `observe`, if given, sees every op result as it is computed (calibration
     measures ranges with it, the accuracy check layer values).
     Raises LaminaError for invalid IR, ops that are not graph ops, wrong
-    inputs and data-dependent failures (naming the op's location).
+    inputs and data-dependent failures (naming the op's location). `verify`
+    False skips checking the IR, for a caller that ran this module already.
     """
-    check_module(module)
+    if verify:
+        check_module(module)
     ops = body_ops(module, function)
     feeds = check_inputs(model_inputs(module, function), inputs)
     outputs: dict[str, np.ndarray] = {}

@@ -161,7 +161,7 @@ class _Machine:
         self.dram0[base:base + vector_count(shape, self.lanes)] = to_vectors(np.asarray(tensor, np.int64), self.lanes)
 
     def operand(self, value: ir.Value) -> np.ndarray:
-        """A temp's tensor, or a Vars object's (the rhs of `hir.add` may be either)."""
+        """A temp's tensor, or a Vars object's (the rhs of `hir.add` and `hir.binary` may be either)."""
         return self.temps[value] if value in self.temps else self.read(value)
 
     # -- execution ------------------------------------------------------------
@@ -203,7 +203,7 @@ class _Machine:
 
     @computes("binary")
     def _binary(self, sources, attrs, shape):
-        lhs, rhs = (self.temps[value] for value in sources)
+        lhs, rhs = self.temps[sources[0]], self.operand(sources[1])
         return self.elementwise(attrs["op"], lhs, rhs, attrs["shift"])
 
     @computes("channel")

@@ -16,7 +16,7 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.model import inputs as model_inputs
-from lamina.kernels.quantized_kernels import PROFILE_PREFIX
+from lamina.kernels.quantization import PROFILE_PREFIX
 from lamina.passes.graph.profile_instrument import PROFILED_HASH_ATTRIBUTE
 from lamina.passes.pass_manager import run_pipeline
 from lamina.quantization.profile import Profile, ProfileError, TensorProfile

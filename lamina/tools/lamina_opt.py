@@ -52,7 +52,8 @@ def _argument_parser() -> argparse.ArgumentParser:
     parser.add_argument("--verify-diagnostics", action="store_true",
                         help="check diagnostics against the input's expected-* comments")
     parser.add_argument("--verify-each", type=_boolean, nargs="?", const=True, default=True, metavar="BOOL",
-                        help="verify after parsing, after each pass and after the pipeline (default: true)")
+                        help="verify after parsing, after each pass or named pipeline as written, and after the "
+                             "pipeline (default: true)")
     parser.add_argument("--mlir-print-ir-before-all", action="store_true", help="print the IR before every pass")
     parser.add_argument("--mlir-print-ir-after-all", action="store_true", help="print the IR after every pass")
     parser.add_argument("--mlir-print-debuginfo", action="store_true", help="print locations")

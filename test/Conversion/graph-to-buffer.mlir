@@ -210,3 +210,28 @@ func.func @already_buffers() {
   %0 = "buffer.weight"() {mutable = true, name = "x", offset = -1 : i64, public = true} : () -> memref<2xf32>
   return
 }
+
+// -----
+
+// A save named like a placeholder (a training function's Save(SGD, W))
+// writes that placeholder's weight in place: no second weight "w", and the
+// copy comes after every other instruction, so after the multiply that still
+// reads the old value. The save named "y" gets its own weight, as always.
+// CHECK-LABEL: func.func @update_in_place()
+// CHECK-NEXT:    %[[W:.*]] = "buffer.weight"() {mutable = true, name = "w", offset = -1 : i64, public = true} : () -> memref<4xf32>
+// CHECK-NEXT:    %[[Y:.*]] = "buffer.weight"() {mutable = true, name = "y", offset = -1 : i64, public = true} : () -> memref<4xf32>
+// CHECK-NOT:     name = "w"
+// CHECK:         %[[NEW:.*]] = "buffer.alloc"() {name = "step", offset = -1 : i64}
+// CHECK-NEXT:    "buffer.add"(%[[NEW]], %[[W]], %[[W]])
+// CHECK:         "buffer.mul"(%[[SQUARE:.*]], %[[W]], %[[W]])
+// CHECK-NEXT:    "buffer.copy"(%[[Y]], %[[SQUARE]])
+// CHECK-NEXT:    "buffer.copy"(%[[W]], %[[NEW]])
+// CHECK-NEXT:    "buffer.dealloc"(%[[NEW]])
+func.func @update_in_place() {
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<4xf32> loc("w")
+  %new = "graph.add"(%w, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("step")
+  "graph.save"(%new) {name = "w"} : (tensor<4xf32>) -> () loc("update")
+  %square = "graph.mul"(%w, %w) : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32> loc("square")
+  "graph.save"(%square) {name = "y"} : (tensor<4xf32>) -> () loc("save")
+  return
+}

@@ -28,20 +28,22 @@ func.func @strided() {
 // -----
 
 // A dilated convolution: kernel tap (i, j) reads the flattened input at
-// offset 2 i wq + 2 j (wq = 2 + 4 columns); a batch of two: one image at a
-// time (slices), each result copied into the batch.
+// offset 2 i wq + 2 j (wq = 2 + 4 columns); a batch of two: an scf.for over
+// the images holds one copy of the matmuls, each image's result copied into
+// the batch.
 
 // CHECK-LABEL: func.func @dilated_and_batched
 // CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(0|2|4)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
 // CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(12|14|16)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
 // CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(24|26|28)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
 // CHECK-COUNT-9: linalg.matmul
-// CHECK:         tensor.extract_slice %arg1[0, 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
+// CHECK:         scf.for %[[IMAGE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BATCH:.*]] = %{{.*}}) -> (tensor<2x4x4x4xf32>)
+// CHECK:         tensor.extract_slice %arg1[%[[IMAGE]], 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
 // CHECK-COUNT-9: linalg.matmul
 // CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
-// CHECK:         tensor.extract_slice %arg1[1, 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
-// CHECK-COUNT-9: linalg.matmul
-// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
+// CHECK:         tensor.insert_slice %{{.*}} into %[[BATCH]][%[[IMAGE]], 0, 0, 0] [1, 4, 4, 4]
+// CHECK-NEXT:    scf.yield
+// CHECK-NOT:     linalg.matmul
 // CHECK-NOT:     linalg.conv
 func.func @dilated_and_batched() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x6x6xf32>

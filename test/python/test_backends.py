@@ -32,7 +32,7 @@ from lamina.passes.graph.lowerings import LOWERINGS
 from lamina.passes.pass_manager import PipelineFailed, run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
 from lamina.runtime.graph_interpreter import run
-from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.control_flow import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 
 # ---------------------------------------------------------------------------

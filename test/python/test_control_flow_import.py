@@ -66,7 +66,40 @@ def scan_model() -> onnx.ModelProto:
                  [value("final"), value("outs", FLOAT, (5, 3))])
 
 
+def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = False) -> onnx.ModelProto:
+    """A Loop of 4 iterations whose body slices columns [i + start_offset, i + start_offset + width) of a
+    [3, 6] input (outer scope) and sums them into its carried value; each slice is also a scan output.
+    With `carried_start`, the start is the carried counter instead: data the importer cannot enumerate."""
+    start = "counter" if carried_start else "i"
+    body = helper.make_graph(
+        [helper.make_node("Add", [start, "offset"], ["begin"]),
+         helper.make_node("Add", ["begin", "width"], ["end"]),
+         helper.make_node("Unsqueeze", ["begin", "axis"], ["begins"]),
+         helper.make_node("Unsqueeze", ["end", "axis"], ["ends"]),
+         helper.make_node("Slice", ["x", "begins", "ends", "one", "one"], ["window"], name="window"),  # axis 1, step 1
+         helper.make_node("Add", ["total", "window"], ["sum"]),
+         helper.make_node("Add", ["counter", "step"], ["next"]),
+         helper.make_node("Identity", ["condition"], ["keep"]),
+         helper.make_node("Identity", ["window"], ["row"])],
+        "body", [value("i", INT64, ()), value("condition", BOOL, ()), value("total", FLOAT, (3, width)),
+                 value("counter", INT64, ())],
+        [value("keep", BOOL, ()), value("sum", FLOAT, (3, width)), value("next", INT64, ()),
+         value("row", FLOAT, (3, width))])
+    constants = {"trips": np.array(4, np.int64), "offset": np.array(start_offset, np.int64),
+                 "width": np.array(width, np.int64), "axis": np.array([0], np.int64), "one": np.array([1], np.int64),
+                 "step": np.array(1, np.int64), "zeros": np.zeros((3, width), np.float32),
+                 "start": np.array(0, np.int64)}
+    return model([helper.make_node("Loop", ["trips", "", "zeros", "start"], ["sum", "count", "rows"], name="windows",
+                                   body=body)],
+                 [value("x", FLOAT, (3, 6))],
+                 [value("sum", FLOAT, (3, width)), value("rows", FLOAT, (4, 3, width))],
+                 [numpy_helper.from_array(array, name) for name, array in constants.items()])
+
+
 CASES = {"nested loop and if": (nested_model, {"x": np.array([1.0, -2.0, 0.5], np.float32)}),
+         "slice at the iteration number": (window_model, {"x": np.arange(18, dtype=np.float32).reshape(3, 6)}),
+         "slice from the end": (lambda: window_model(start_offset=-6),
+                                         {"x": np.arange(18, dtype=np.float32).reshape(3, 6) - 9}),
          "backward scan": (scan_model, {"init": np.ones(3, np.float32), "w": np.array([1.0, 0.5, -1.0], np.float32),
                                         "xs": np.arange(15, dtype=np.float32).reshape(5, 3) / 7})}
 
@@ -138,3 +171,15 @@ def test_loop_without_trip_count_or_condition():
     proto = model([helper.make_node("Loop", ["", "", "x"], ["y"], name="forever", body=body)], [value("x")],
                   [value("y")])
     assert problem(proto) == "node 'forever' (Loop): Loop has neither a trip count nor a condition: it would never end"
+
+
+def test_slice_whose_size_changes_between_iterations():
+    proto = window_model(start_offset=3, width=2)  # columns [3 + i, 5 + i) of 6: 2, 2, 1, 0 of them
+    assert problem(proto) == ("node 'windows' (Loop): body: node 'window' (Slice): the slice's shape changes between "
+                              "iterations ([3, 0], [3, 1], [3, 2])")
+
+
+def test_slice_bounds_from_a_carried_value():
+    assert problem(window_model(carried_start=True)) == (
+        "node 'windows' (Loop): body: node 'window' (Slice): inputs 'starts' and 'ends' must be compile-time "
+        "constants, or computed from the iteration number of a Loop with a compile-time trip count")

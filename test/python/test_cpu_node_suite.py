@@ -39,7 +39,7 @@ SAMPLE = [
     r"test_(constant_pad|edge_pad|reflect_pad)_cpu$",
     r"test_(conv_with_strides_padding|maxpool_2d_default|averagepool_2d_default|globalaveragepool|matmul_2d|gemm_default_single_elem_vector_bias|lrn)_cpu$",
     # Control flow (scf.if, scf.while, scf.for) and recurrent layers (lowered to matmuls first).
-    r"test_(if|scan9_sum|range_float_type_positive_delta_expanded|lstm_bidirectional|gru_batchwise|rnn_seq_length)_cpu$",
+    r"test_(if|scan9_sum|loop11|range_float_type_positive_delta_expanded|lstm_bidirectional|gru_batchwise|rnn_seq_length)_cpu$",
 ]
 
 

@@ -160,17 +160,17 @@ CASES = {
     "misaligned concat": (
         [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Concat", ["c", "x"], ["k"], axis=1),
          helper.make_node("Relu", ["k"], ["y"])], {"w": (10, 12, 1, 1), "b": (10,)}, (1, 12, 3, 3)),
+    "concat chain, misaligned and aligned inputs": (  # tile groups of select copies, then a load -> save copy
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Concat", ["c", "x", "c", "x"], ["k"], axis=1),
+         helper.make_node("Relu", ["k"], ["y"])], {"w": (10, 12, 1, 1), "b": (10,)}, (1, 12, 3, 3)),
+    "concat chain repeating a small input": (
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Relu", ["x"], ["r"]),
+         helper.make_node("Concat", ["c", "c", "c", "c", "c", "r", "c"], ["k"], axis=1),
+         helper.make_node("Relu", ["k"], ["y"])], {"w": (4, 12, 1, 1), "b": (4,)}, (1, 12, 3, 3)),
     "flatten + fully-connected + softmax on the host": (
         [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Flatten", ["c"], ["f"]),
          helper.make_node("Gemm", ["f", "fw", "fb"], ["l"]), helper.make_node("Softmax", ["l"], ["y"])],
         {"w": (6, 8, 1, 1), "b": (6,), "fw": (54, 10), "fb": (10,)}, (1, 8, 3, 3)),
-    "gate of a host op: x * hard_sigmoid(x)": (  # the mul would load two values: host (partition.TWO_LOADS)
-        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("HardSigmoid", ["c"], ["g"]),
-         helper.make_node("Mul", ["c", "g"], ["y"])],
-        {"w": (8, 8, 1, 1), "b": (8,)}, (1, 8, 3, 4)),
-    "gate inside a layer: conv * conv": (  # both operands are the layer's values: stays on the accelerator
-        [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Mul", ["c", "c"], ["y"])],
-        {"w": (8, 8, 1, 1), "b": (8,)}, (1, 8, 3, 4)),
     "host segment between layers": (
         [helper.make_node("Conv", ["x", "w", "b"], ["c"]), helper.make_node("Transpose", ["c"], ["t"], perm=[0, 1, 3, 2]),
          helper.make_node("Conv", ["t", "w2", "b2"], ["y"])],
@@ -219,15 +219,6 @@ def test_partition_report_lists_segments():
         "segment 0: accelerator, 1 layer: matmul x1, save x1\n"
         "segment 1: host, transpose x1; reads Conv_0; writes Transpose_1\n"
         "segment 2: accelerator, 1 layer: matmul x1, save x1\n")
-
-
-def test_an_elementwise_op_that_would_load_two_values_runs_on_the_host():
-    module, _, _ = convert_and_compare(*case_model("gate of a host op: x * hard_sigmoid(x)", seed=3))
-    assert partition_report(module) == (
-        "segment 0: accelerator, 1 layer: matmul x1, save x1\n"
-        "segment 1: host, hard_sigmoid x1, mul x1; reads Conv_0; writes y\n")
-    module, _, _ = convert_and_compare(*case_model("gate inside a layer: conv * conv", seed=3))
-    assert "host" not in partition_report(module)
 
 
 def test_vars_reuse_dead_space_and_inputs_come_first():

@@ -435,6 +435,10 @@ def test_result_types_follow_onnx_shape_inference():
      r"node name: k\): One and only one of the attributes"),
     ([node("Add", ["x", ""], ["y"], name="a")], {"x": randn(2)}, 17,
      r"^node 'a' \(Add\): input 1 \('B'\) is required but given as ''$"),
+    ([node("Loop", ["", ""], ["y"], name="l")], {"x": randn(2)}, 17,  # fuzz seed 61 case 5639: a traceback
+     r"^\s*node 'l' \(Loop\): attribute 'body' is required but missing$"),
+    ([node("Pad", ["x"], ["y"], name="p")], {"x": randn(2)}, 17,  # fuzz seed 61 case 9000: a traceback
+     r"^\s*node 'p' \(Pad\): input 1 \('pads'\) is required but missing$"),
     ([node("Softmax", ["x"], ["y"], axis=1.5, name="s")], {"x": randn(2, 3)}, 17,
      r"^node 's' \(Softmax\): attribute 'axis' is FLOAT, the operator takes INT$"),
     ([node("Gather", ["x", "x"], ["y"], axis=[1], name="g")], {"x": randn(2, 3)}, 17,
@@ -466,3 +470,15 @@ def test_problems_inside_nested_subgraphs_are_listed_with_the_node():
     # Control flow imports, so the problems are those of the branches, each named with its branch.
     assert "then_branch: node 'custom' (Foo): operator domain 'com.example' is not supported" in problem
     assert "else_branch" in problem and "\n" not in problem
+
+
+def test_a_model_the_function_inliner_cannot_parse_is_one_line():
+    """Fuzz seed 61 case 4571: IR version 1 and a Softmax reading a value nothing defines, so the
+    Softmax is expanded, and ONNX's inliner asserted in its version converter (a traceback)."""
+    model = make_model([node("MatMul", ["x", "w"], ["m"]), node("Softmax", ["a"], ["y"])], {"x": randn(2, 8)}, ["y"],
+                       initializers={"w": randn(8, 6)})
+    model.graph.value_info.extend(helper.make_tensor_value_info(name, TensorProto.FLOAT, [2, 6]) for name in "ma")
+    model.ir_version = 1
+    with pytest.raises(LaminaError, match=r"^model.onnx: ONNX's function inliner cannot expand f1_Softmax: .*"
+                                          r"unable to parse input model"):
+        import_model(model, make_context(), source_name="model.onnx")

@@ -24,7 +24,7 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.model import create_model
 from lamina.dialects.types import TensorSpec
 from lamina.runtime.graph_interpreter import run
-from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.control_flow import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS
 from lamina.kernels.special_functions import erf
 from one_op_models import one_op_model

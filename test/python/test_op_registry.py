@@ -9,7 +9,7 @@ from lamina.dialects.graph import GRAPH
 from lamina.dialects.hir import HIR
 from lamina.dialects.op_registry import OpRegistry, RegistryError
 from lamina.frontend.registry import register as register_onnx_converter
-from lamina.kernels.control_flow_kernels import REGION_KERNELS
+from lamina.kernels.control_flow import REGION_KERNELS
 from lamina.kernels.graph_kernels import KERNELS, kernel
 from lamina.passes.conversion.graph_to_hir.rules import RULES, form_of
 from lamina.passes.conversion.graph_to_linalg.registry import converts

@@ -8,8 +8,9 @@ from mlir import ir
 from lamina.dialects.buffer import BUFFER
 from lamina.dialects.context import make_context
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.irdl import (CONSTANT, ELEMENTWISE, FORWARDING, IN_PLACE, INTERFACE, REARRANGING, STR, TRAITS,
-                                  DialectDef, ShapeError)
+from lamina.dialects.hir import HIR
+from lamina.dialects.irdl import (CONSTANT, ELEMENTWISE, FORWARDING, IN_PLACE, INTERFACE, LAYER, MEMORY_OBJECT,
+                                  REARRANGING, STR, TRAITS, VIEW, DialectDef, ShapeError)
 from lamina.dialects.types import TensorSpec
 from lamina.frontend.converters.resize import COORDINATE_MODES
 from lamina.frontend.converters.shape_ops import PAD_MODES
@@ -41,6 +42,17 @@ def test_graph_traits_answer_what_the_passes_ask():
     assert GRAPH.with_trait(ELEMENTWISE) - GRAPH.with_trait(IN_PLACE) == {"equal", "less", "greater", "convert"}
     # Buffer instructions keep their graph op's facts; a copy runs in place too.
     assert BUFFER.with_trait(IN_PLACE) == GRAPH.with_trait(IN_PLACE) | {"copy"}
+
+
+def test_layer_and_memory_facts_are_on_the_tables():
+    """What fold-batch-norm, quantization, IRGen and the accelerator passes ask instead of lists of op names."""
+    assert GRAPH.with_trait(LAYER) == {"convolution", "fully_connected"}
+    weighted = {name: op.channel_weights for name, op in GRAPH.ops.items() if op.channel_weights}
+    assert weighted == {"convolution": ("filter", 0), "fully_connected": ("weights", 1), "batch_norm": ("scale", 0)}
+    assert GRAPH.with_trait(VIEW) == {"reshape"}
+    assert BUFFER.with_trait(MEMORY_OBJECT) == {"weight", "constant", "alloc", "view"}
+    assert HIR.with_trait(MEMORY_OBJECT) == {"vars", "view", "consts", "temp"}
+    assert HIR.with_trait(IN_PLACE) == {"add", "binary", "channel", "relu", "clip", "leaky_relu"}
 
 
 def test_the_importer_reads_enum_values_from_the_table():

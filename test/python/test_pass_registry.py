@@ -122,6 +122,17 @@ def registry() -> Registry:
 
     @registry.register_pipeline
     @dataclass(frozen=True)
+    class BreakThenRecord(Pipeline):
+        """Leaves invalid IR, then records: verified once, at its end."""
+
+        name = "test-break-then-record"
+        summary = "Break, then record"
+
+        def expand(self):
+            return "test-break-perm, test-record"
+
+    @registry.register_pipeline
+    @dataclass(frozen=True)
     class Loop(Pipeline):
         """Expands to itself: an error."""
 
@@ -382,3 +393,20 @@ def test_a_pass_leaving_invalid_ir_fails_unless_verification_is_off(registry):
 
     module = run("builtin.module(test-break-perm)", registry, verify_each=False)
     assert "array<i64: 0, 0>" in print_module(module)
+
+
+def test_a_named_pipeline_is_verified_once_at_its_end(registry):
+    """Verifying after each of a pipeline's passes made verification most of the compile time on large
+    graphs; the error names the pipeline, and spelling its passes out checks after each."""
+    RUNS.clear()
+    with pytest.raises(PipelineFailed) as error:
+        run("builtin.module(test-break-then-record)", registry)
+    (problem,) = error.value.problems
+    assert problem.message.endswith("(after pipeline 'test-break-then-record' (last pass 'test-record'))")
+    assert [name for name, _, _ in RUNS] == ["test-record"]  # the record ran on the broken IR
+
+    RUNS.clear()
+    with pytest.raises(PipelineFailed) as error:
+        run("builtin.module(test-break-perm, test-record)", registry)
+    assert error.value.problems[0].message.endswith("(after pass 'test-break-perm')")
+    assert RUNS == []

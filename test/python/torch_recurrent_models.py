@@ -86,25 +86,57 @@ def torch_models() -> dict[str, tuple[onnx.ModelProto, dict[str, np.ndarray]]]:
 
 
 class RecurrentClassifier(torch.nn.Module):
-    """An RNN over a [seq, features] input, then a linear classifier of its last state.
+    """An RNN, GRU or LSTM over a [seq, features] input, then a linear classifier of its last state.
 
     The input is 2-D so that the accelerator (which stores rank-2 and rank-4
-    tensors) reads it directly; the RNN sees it as [seq, batch 1, features].
+    tensors) reads it directly; the cell sees it as [seq, batch 1, features].
     """
 
-    def __init__(self):
+    def __init__(self, cell: str = "RNN"):
         super().__init__()
-        self.rnn = torch.nn.RNN(8, 16)
+        self.rnn = getattr(torch.nn, cell)(8, 16)
         self.classifier = torch.nn.Linear(16, 4)
 
     def forward(self, x):
         _, h = self.rnn(x.unsqueeze(1))
+        if isinstance(h, tuple):  # an LSTM's (h, c)
+            h = h[0]
         return self.classifier(h[-1])
 
 
-def accelerator_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
-    """The exported RecurrentClassifier and an input for it."""
+def accelerator_model(cell: str = "RNN") -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """The exported RecurrentClassifier with `cell` (RNN, GRU, LSTM) and an input for it."""
     torch.manual_seed(0)
     data = np.random.default_rng(1).standard_normal((5, 8)).astype(np.float32)
-    model = export(RecurrentClassifier().eval(), (torch.from_numpy(data),))
+    model = export(RecurrentClassifier(cell).eval(), (torch.from_numpy(data),))
     return model, {model.graph.input[0].name: data}
+
+
+class LoopClassifier(torch.nn.Module):
+    """Linear, a while loop running `n.sum()` times over the features, linear: the accelerator runs the
+    linear layers, the host the loop (its trip count is data)."""
+
+    def __init__(self):
+        super().__init__()
+        self.encoder = torch.nn.Linear(8, 16)
+        self.classifier = torch.nn.Linear(16, 4)
+
+    def forward(self, x, n):
+        h = self.encoder(x)
+        i = 0
+        while i < int(n.sum()):
+            h = torch.tanh(h * 0.5 + 1.0)
+            i += 1
+        return self.classifier(h)
+
+
+def loop_accelerator_model() -> tuple[onnx.ModelProto, dict[str, np.ndarray]]:
+    """The exported, scripted LoopClassifier and inputs for it (a [1, 8] feature row, counts [2, 1]).
+
+    The features are U[0, 1), the range lamina-compile calibrates with: whether the loop runs or not
+    changes the range of its output, and calibration sees one trip count (zeros for integer inputs)."""
+    torch.manual_seed(0)
+    data = np.random.default_rng(2).random((1, 8), np.float32)
+    counts = np.array([2, 1], np.int64)
+    model = export(torch.jit.script(LoopClassifier().eval()), (torch.from_numpy(data), torch.from_numpy(counts)))
+    return model, dict(zip([value.name for value in model.graph.input], (data, counts)))

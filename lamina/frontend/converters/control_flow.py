@@ -13,7 +13,7 @@ from lamina.dialects.types import TensorSpec
 from ..emitter import NodeEmitter
 from ..node_view import NodeView
 from ..registry import converter
-from ..subgraphs import OUTPUT_SPECS, Subgraph, emit_region, materialize_outer, subgraph
+from ..subgraphs import Subgraph, emit_region, materialize_outer, subgraph
 
 # An absent Loop trip count: ONNX runs until the condition fails.
 UNBOUNDED = np.iinfo(np.int64).max
@@ -65,6 +65,7 @@ def _if_output_specs(view: NodeView):
 
 
 @converter("If", graph_ops=("if", "reshape"), check=lambda view: _checked(view, _if_parts),
+           output_specs=_if_output_specs,
            notes="Both branches become regions of `graph.if`; they must yield the same static types.")
 def convert_if(n: NodeEmitter):
     then, other, specs = _if_parts(n)
@@ -92,7 +93,8 @@ def _loop_parts(view: NodeView):
     if not view.has_input(0) and not view.has_input(1):
         raise ShapeError("Loop has neither a trip count nor a condition: it would never end")
     carried = _loop_carried(view)
-    return subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried]), _loop_specs
+    trip_count = view.static_ints(0) if view.has_input(0) else None
+    return subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried], trip_count and trip_count[0]), _loop_specs
 
 
 def _loop_specs(view: NodeView, body: Subgraph) -> list[TensorSpec]:
@@ -128,6 +130,7 @@ def _yielded_condition(n: NodeEmitter):
 
 
 @converter("Loop", graph_ops=("loop", "reshape", "constant"), check=lambda view: _checked(view, _loop_parts),
+           bindable_inputs=(0, 1), output_specs=_loop_output_specs,
            notes="The body becomes the region of `graph.loop`; an absent trip count is INT64_MAX, an absent "
                  "condition `true`. Carried values keep their static types; scan outputs need a compile-time trip "
                  "count.")
@@ -211,6 +214,7 @@ def _batched(view: NodeView, specs: list[TensorSpec]) -> list[TensorSpec]:
 
 
 @converter("Scan", graph_ops=("scan", "slice", "reshape", "concat"), check=lambda view: _checked(view, _scan_parts),
+           output_specs=_scan_output_specs,
            notes="The body becomes the region of `graph.scan`, axes normalized. Opset 8 (a batch axis first) "
                  "is one `graph.scan` per batch element, results concatenated; its `sequence_lens` is not supported.")
 def convert_scan(n: NodeEmitter):
@@ -246,6 +250,3 @@ def _emit_scan(n: NodeEmitter, body: Subgraph, operands: list[ir.Value], result_
     slices = [scan_slice(n.spec(v), axis) for v, axis in zip(operands[states:], axes)]
     emit_region(n, op.regions[0], body, [*[n.spec(v) for v in operands[:states]], *slices])
     return list(op.results)
-
-
-OUTPUT_SPECS.update({"If": _if_output_specs, "Loop": _loop_output_specs, "Scan": _scan_output_specs})

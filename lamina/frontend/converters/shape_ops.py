@@ -18,6 +18,7 @@ from ..emitter import NodeEmitter
 from ..node_view import NodeView
 from ..registry import converter
 from .axes import normalized_axes, normalized_axis
+from .dynamic_slice import convert_dynamic_slice, dynamic_slice_problems, dynamic_slice_specs
 
 AXES_NOTE = "`axes` as an attribute (before opset 13) or a constant input."
 
@@ -122,14 +123,20 @@ def _check_slice(view: NodeView) -> Iterable[str]:
     steps = view.static_ints(4)
     if steps is not None and 0 in steps:
         yield "a step of 0 is invalid"
+    if view.opset >= 10 and (view.static(1) is None or view.static(2) is None):
+        yield from dynamic_slice_problems(view)
 
 
-@converter("Slice", graph_ops=("slice",), static_inputs={1: "starts", 2: "ends", 3: "axes", 4: "steps"},
-           check=_check_slice,
+@converter("Slice", graph_ops=("slice", "dynamic_slice", "convert"), static_inputs={3: "axes", 4: "steps"},
+           check=_check_slice, output_specs=dynamic_slice_specs, bindable_inputs=(1, 2),
            notes="Attributes (before opset 10) or constant inputs; negative, clamped and out-of-range starts and "
-                 "ends, negative steps, `axes`.")
+                 "ends, negative steps, `axes`. Inside a Loop body with a compile-time trip count, starts and ends "
+                 "computed from the iteration number become `graph.dynamic_slice` when the slice has one size at "
+                 "every iteration.")
 def convert_slice(n: NodeEmitter):
     data = n.input(0)
+    if n.opset >= 10 and (n.static(1) is None or n.static(2) is None):
+        return convert_dynamic_slice(n)
     starts, ends, steps = slice_bounds(n.spec(data).shape, n.attr_or_input("starts", 1), n.attr_or_input("ends", 2),
                                        n.attr_or_input("axes", 3), n.static_ints(4))
     return n.emit("slice", data, starts=starts, ends=ends, steps=steps)

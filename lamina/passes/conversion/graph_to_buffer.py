@@ -8,7 +8,7 @@ from mlir import ir
 
 from lamina.dialects.buffer import BUFFER, UNPLANNED
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
-from lamina.dialects.irdl import I64, STR
+from lamina.dialects.irdl import I64, STORAGE, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -26,7 +26,12 @@ class ConvertGraphToBuffer(Pass):
 
     - `graph.placeholder` -> a public mutable `buffer.weight` (a model input);
     - `graph.save` -> a public mutable `buffer.weight` (the output) and a
-      `buffer.copy` into it, which copy elimination may later remove;
+      `buffer.copy` into it, which copy elimination may later remove; a save
+      named like a placeholder of the function (a training function's
+      updated weight, Glow's Save(SGD, W)) copies into that placeholder's
+      weight instead, in place, after every other instruction (so after
+      every read of the old value: copy elimination moves the write earlier
+      only where no read of the weight lies between);
     - `graph.constant` -> `buffer.constant`, named after its location;
     - `graph.reshape` -> a `buffer.view` (byte offset 0) of its input's buffer;
     - any other graph.X -> a `buffer.alloc` right before `buffer.X(%dest, ...)`
@@ -81,6 +86,9 @@ class _IRGen:
         self.output_weights: dict[ir.Operation, ir.Value] = {}  # graph.save -> its weight
         self.allocs: list[ir.Operation] = []
         self.program = ir.InsertionPoint(terminator)
+        # Placeholders by name: a save of the same name and type updates that weight in place.
+        self.inputs = {GRAPH.view(op).attr("name"): op for op in interface if GRAPH.lookup(op).name == "placeholder"}
+        self.updates: list[tuple[ir.Operation, ir.Value]] = []  # (graph.save, the buffer it copies), emitted last
 
     def emit(self) -> None:
         with self.program:
@@ -88,8 +96,15 @@ class _IRGen:
                 self._declare(op)
             for op in self.graph_ops:
                 self._generate(op)
+            for save, source in self.updates:
+                BUFFER.create("copy", self.output_weights[save], source, loc=save.location)
             for alloc in self.allocs:
                 BUFFER.create("dealloc", alloc.result, loc=alloc.location)
+
+    def _updated_input(self, save: ir.Operation) -> ir.Operation | None:
+        """The placeholder a save writes in place: same name and type (a training function's Save(SGD, W))."""
+        placeholder = self.inputs.get(GRAPH.view(save).attr("name"))
+        return placeholder if placeholder is not None and placeholder.result.type == save.operands[0].type else None
 
     def _declare(self, op: ir.Operation) -> None:
         """The buffers living outside the program: weights and constants."""
@@ -97,7 +112,9 @@ class _IRGen:
         if kind == "placeholder":
             self.buffers[op.result] = self._weight(GRAPH.view(op).attr("name"), op.result.type, op.location)
         elif kind == "save":
-            self.output_weights[op] = self._weight(GRAPH.view(op).attr("name"), op.operands[0].type, op.location)
+            placeholder = self._updated_input(op)
+            self.output_weights[op] = self._weight(GRAPH.view(op).attr("name"), op.operands[0].type, op.location) \
+                if placeholder is None else self.buffers[placeholder.result]
         elif kind == "constant":
             # The data carries over as the same attribute: exact, and large weights are never decoded.
             attributes = {"name": STR.encode(self._name(op)), "value": op.attributes["value"],
@@ -107,11 +124,14 @@ class _IRGen:
             self.buffers[op.result] = constant.result
 
     def _generate(self, op: ir.Operation) -> None:
-        kind = GRAPH.lookup(op).name
-        if kind in ("placeholder", "constant"):
+        definition = GRAPH.lookup(op)
+        kind = definition.name
+        if definition.has(STORAGE):  # a model input or a weight: a buffer of its own, made before
             return
         sources = [self.buffers[value] for value in op.operands]
-        if kind == "save":
+        if kind == "save" and self._updated_input(op) is not None:
+            self.updates.append((op, *sources))
+        elif kind == "save":
             BUFFER.create("copy", self.output_weights[op], *sources, loc=op.location)
         elif kind == "reshape":
             view = BUFFER.create("view", *sources, result_types=[spec_of(op.result.type)], loc=op.location,

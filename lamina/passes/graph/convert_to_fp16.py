@@ -9,6 +9,7 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import CONSTANT
 from lamina.dialects.types import spec_of
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
@@ -48,7 +49,7 @@ class GraphConvertToFP16(Pass):
         for candidate in graph_ops(op):
             view = GRAPH.view(candidate)
             specs = [*view.operand_specs(), *view.result_specs()]
-            if (view.definition.quantized == "carrier" or view.name in ("splat", "convert", "profile")
+            if (view.definition.quantized == "carrier" or view.definition.has(CONSTANT) or view.name == "convert"
                     or view.name in self.keep or not view.op.results
                     or not all(s.quant is None and s.dtype == F32 for s in specs)):
                 continue

@@ -7,11 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 from mlir import ir
 
+from lamina.dialects.graph import GRAPH
 from lamina.dialects.types import spec_of
 from lamina.dialects.values import constant_view, defining_op, has_one_use, op_name
 from lamina.passes.registry import Pass, register_pass
 
-from .fold_batch_norm import SCALED_OPERAND, fold_channel_affine
+from .fold_batch_norm import fold_channel_affine
 from .rewriting import fused_location, invariant_part, replace_each
 
 ARITHMETIC_OPS = frozenset({"mul", "add", "sub", "div"})
@@ -54,7 +55,8 @@ def _folded_arithmetic(arithmetic: ir.Operation) -> ir.Value | None:
     lhs, rhs = arithmetic.operands
     for data, constant, data_is_lhs in ((lhs, rhs, True), (rhs, lhs, False)):
         layer = defining_op(data)
-        if layer is None or op_name(layer) not in SCALED_OPERAND or not has_one_use(data):
+        definition = GRAPH.lookup(layer) if layer is not None else None
+        if definition is None or definition.channel_weights is None or not has_one_use(data):
             continue
         channels = _channel_vector(constant)
         affine = None if channels is None else _affine(op_name(arithmetic), channels, data_is_lhs)

@@ -8,20 +8,12 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.values import constant_value, defining_op, has_one_use, op_name
+from lamina.dialects.irdl import LAYER
+from lamina.dialects.values import constant_value, defining_op, has_one_use, has_trait
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import create_before, create_folded, fused_location, replace_each
 
-# The layers a per-output-channel affine y * m + a folds into: the operand that
-# m scales, with the axis of its output channels, and `bias`, which becomes
-# bias * m + a. batch_norm is there for graph-fold-arithmetic: its `scale`
-# scales its output, so its mean and variance stay as they are.
-SCALED_OPERAND = {
-    "convolution": ("filter", 0),  # [M, C/group, k...]
-    "fully_connected": ("weights", 1),  # [K, M]
-    "batch_norm": ("scale", 0),  # [C]
-}
 
 
 def fold_channel_affine(layer: ir.Operation, multiplier: np.ndarray, addend: np.ndarray,
@@ -29,13 +21,16 @@ def fold_channel_affine(layer: ir.Operation, multiplier: np.ndarray, addend: np.
     """A copy of `layer`, created before it, computing layer(...) * multiplier + addend,
     with `multiplier` and `addend` ([C], per channel of the result's axis 1)
     folded into its constants; None when those operands are not float constants.
+    `layer` is an op with channel weights (`OpDef.channel_weights`): the multiplier
+    scales those, and its `bias` becomes bias * multiplier + addend (batch_norm's
+    `scale` scales its output, so its mean and variance stay as they are).
 
     The new constants are computed in float64 and rounded once to the layer's
     element type, so the folded layer differs from the unfolded pair by float
     rounding only.
     """
     view = GRAPH.view(layer)
-    scaled_name, channel_axis = SCALED_OPERAND[view.name]
+    scaled_name, channel_axis = view.definition.channel_weights
     scaled, bias = constant_value(view.operand(scaled_name)), constant_value(view.operand("bias"))
     if scaled is None or bias is None or not np.issubdtype(scaled.dtype, np.floating):
         return None
@@ -78,7 +73,7 @@ def _folded_batch_norm(batch_norm: ir.Operation) -> ir.Value | None:
     view = GRAPH.view(batch_norm)
     data = view.operand("input")
     layer = defining_op(data)
-    if layer is None or op_name(layer) not in ("convolution", "fully_connected") or not has_one_use(data):
+    if not has_trait(layer, LAYER) or not has_one_use(data):
         return None
     parameters = [constant_value(view.operand(name)) for name in ("scale", "bias", "mean", "variance")]
     if any(p is None for p in parameters):

@@ -16,12 +16,9 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import CONSTANT
 from lamina.dialects.model import body_ops
 from lamina.passes.conversion.naming import UniqueNames, location_name
-
-# Graph ops whose outputs are not profiled: they are known at compile time or write outputs.
-UNPROFILED = frozenset({"constant", "splat", "save", "profile"})
-
 
 def output_names(module: ir.Operation) -> dict[ir.Value, str]:
     """The profile name of every value a graph op computes (placeholders included, constants not)."""
@@ -29,7 +26,7 @@ def output_names(module: ir.Operation) -> dict[ir.Value, str]:
     unique = UniqueNames()
     for index, op in enumerate(body_ops(module)):
         definition = GRAPH.lookup(op)
-        if definition is None or definition.name in UNPROFILED:
+        if definition is None or definition.has(CONSTANT) or not definition.results:  # known, or no output
             continue
         if definition.name == "placeholder":
             base = GRAPH.view(op).attr("name")

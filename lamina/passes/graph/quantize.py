@@ -21,10 +21,6 @@ from lamina.dialects.values import constant_value, defining_op, has_uses, produc
 
 from .rewriting import create_constant, graph_ops, replace_op
 
-# Which operand of an "accumulate" op holds weights, and the weights' output-channel axis.
-WEIGHT_AXIS = {"convolution": 0, "fully_connected": 1}
-
-
 @register_pass
 @dataclass(frozen=True)
 class GraphQuantize(Pass):
@@ -122,7 +118,7 @@ class _Quantizer:
         weights = constant_value(op.operands[1]).astype(np.float64)
         bias = constant_value(op.operands[2]).astype(np.float64)
         where = _where(op)
-        axis = WEIGHT_AXIS[name] if self.options.per_channel else None
+        axis = GRAPH.ops[name].channel_weights[1] if self.options.per_channel else None  # output channels
         weight_params = calibration.weight_params(weights, axis, self.options.precision, self.options.schema,
                                                   f"{where}: weights")
         bias_params = calibration.bias_params(spec_of(data.type).quant.scales[0], weight_params)

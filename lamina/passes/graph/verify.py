@@ -17,10 +17,12 @@ class GraphVerify(Pass):
 
     MLIR verifies IRDL ops only structurally between passes; Lamina's shape
     rules are Python. `lamina-opt` checks them after parsing, after each
-    Lamina pass and after the pipeline, unless `--verify-each=false`; this
-    pass makes the check a step of its own, e.g. right after upstream passes
-    or in a pipeline run without `--verify-each`. It changes nothing, so it is
-    legal anywhere; every problem is reported at its op's location.
+    pass or named pipeline as written (a named pipeline's own passes are
+    checked together, at its end) and after the pipeline, unless
+    `--verify-each=false`; this pass makes the check a step of its own, e.g.
+    right after upstream passes or in a pipeline run without `--verify-each`.
+    It changes nothing, so it is legal anywhere; every problem is reported at
+    its op's location.
     """
 
     name = "graph-verify"

@@ -115,3 +115,40 @@ func.func @main() {
   "graph.save"(%d) {name = "y"} : (tensor<1x1x1x2xf32>) -> () loc("save")
   return
 }
+
+// -----
+
+// A product of two values no layer holds (an LSTM's gates, computed on the
+// host) starts a layer with one load: the rhs is read from its Vars, into a
+// temp of its own (the load into the output must not overwrite the lhs).
+// CHECK-LABEL: {{^ *}}func.func @main()
+// CHECK-DAG:     %[[X:.*]] = "hir.vars"() {base = 0 : i64, binary_point = {{.*}}, name = "x"}
+// CHECK-DAG:     %[[Y:.*]] = "hir.vars"() {base = 1 : i64, binary_point = {{.*}}, name = "y"}
+// CHECK:         %[[T:.*]] = "hir.temp"() {{.*}}layer = 0 : i64
+// CHECK-NEXT:    "hir.load"(%[[T]], %[[X]]) {layer = 0 : i64}
+// CHECK-NEXT:    %[[P:.*]] = "hir.temp"() {{.*}}layer = 0 : i64
+// CHECK-NEXT:    "hir.binary"(%[[P]], %[[T]], %[[Y]]) {layer = 0 : i64, op = "mul"}
+// CHECK-NEXT:    "hir.save"({{.*}}, %[[P]]) {layer = 0 : i64}
+func.func @main() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x4xf32> loc("x")
+  %y = "graph.placeholder"() {name = "y"} : () -> tensor<1x4xf32> loc("y")
+  %p = "graph.mul"(%x, %y) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32> loc("gate")
+  "graph.save"(%p) {name = "p"} : (tensor<1x4xf32>) -> () loc("save")
+  return
+}
+
+// -----
+
+// Not when the layer holds the operands: a product of two temps.
+// CHECK-LABEL: {{^ *}}func.func @main()
+// CHECK:         "hir.load"(%[[T:.*]], %{{.*}}) {layer = 0 : i64}
+// CHECK-NEXT:    "hir.relu"(%[[T]], %[[T]]) {layer = 0 : i64}
+// CHECK-NEXT:    "hir.binary"(%[[P:.*]], %[[T]], %[[T]]) {layer = 0 : i64, op = "mul"}
+// CHECK-NEXT:    "hir.save"({{.*}}, %[[P]]) {layer = 0 : i64}
+func.func @main() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x4xf32> loc("x")
+  %r = "graph.relu"(%x) : (tensor<1x4xf32>) -> tensor<1x4xf32> loc("relu")
+  %p = "graph.mul"(%r, %r) : (tensor<1x4xf32>, tensor<1x4xf32>) -> tensor<1x4xf32> loc("square")
+  "graph.save"(%p) {name = "p"} : (tensor<1x4xf32>) -> () loc("save")
+  return
+}

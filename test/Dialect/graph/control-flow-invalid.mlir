@@ -85,3 +85,23 @@ func.func @lstm_wrong_weights() {
   %7:3 = "graph.lstm"(%0, %1, %2, %4, %3, %5, %5, %6) {activation_alpha = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activation_beta = array<f32: 0.000000e+00, 0.000000e+00, 0.000000e+00>, activations = "Sigmoid,Tanh,Tanh", clip = 0.000000e+00 : f32, direction = "forward", hidden_size = 2 : i64, input_forget = false} : (tensor<2x1x3xf32>, tensor<1x6x3xf32>, tensor<1x8x2xf32>, tensor<1x16xf32>, tensor<1xi32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x6xf32>) -> (tensor<2x1x1x2xf32>, tensor<1x1x2xf32>, tensor<1x1x2xf32>)
   return
 }
+
+// -----
+
+func.func @dynamic_slice_too_long() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<5xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<1xi64>
+  // expected-error @+1 {{dimension 0: 4 elements 2 apart do not fit 5}}
+  %2 = "graph.dynamic_slice"(%0, %1) {axes = array<i64: 0>, steps = array<i64: 2>} : (tensor<5xf32>, tensor<1xi64>) -> tensor<4xf32>
+  return
+}
+
+// -----
+
+func.func @dynamic_slice_starts_per_axis() {
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<5x3xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<2xi64>
+  // expected-error @+1 {{starts must be tensor<1xi64>, one per axis, got tensor<2xi64>}}
+  %2 = "graph.dynamic_slice"(%0, %1) {axes = array<i64: 0>, steps = array<i64: 1>} : (tensor<5x3xf32>, tensor<2xi64>) -> tensor<1x3xf32>
+  return
+}

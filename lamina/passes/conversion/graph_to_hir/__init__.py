@@ -5,7 +5,9 @@ The steps, one module each: `average_pools` (window sums kept in range),
 `partition` (accelerator or host, per op),
 `memory_manager` (concat placement, then DRAM0/DRAM1 bases), `layering`
 (layers and host segments in program order), `weights` (filters as array
-tiles), `emit` (the HIR ops). `convert_graph_to_hir` and `partition_report`
+tiles), `emit` (the HIR program), and the accelerator rule of each op family in the
+family's module (`convolution`, `linear`, `pooling`, `activations`, `elementwise`,
+`shape_ops`). `convert_graph_to_hir` and `partition_report`
 are the Python API the compile driver uses.
 """
 
@@ -28,6 +30,7 @@ from lamina.passes.options import option
 from lamina.passes.registry import Pass, PassError, register_pass
 
 from .average_pools import rewrite_average_pools
+from . import activations, convolution, elementwise, linear, pooling, shape_ops  # noqa: F401 (they register rules)
 from .emit import HirEmitter
 from .formats import Formats, calibrate
 from .layering import plan_steps

@@ -5,10 +5,13 @@ the program, created the first time a step needs them; every base is left
 at -1 for the memory manager. Each layer declares its temps; an op writes
 over its input's temp when nothing else reads that value, and a value read
 outside its layer (by another layer, a placement, the host or an output) is
-saved at the end of the layer.
+saved at the end of the layer. Each op's step comes from its family's rule
+(`rules.py`), in the family's module.
 """
 
 from __future__ import annotations
+
+from typing import Callable
 
 import numpy as np
 from mlir import ir
@@ -16,20 +19,23 @@ from mlir import ir
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import outer_operands
 from lamina.dialects.hir import HIR
 from lamina.dialects.types import TensorSpec, spec_of
-from lamina.dialects.values import constant_view, defining_op, is_constant_view, op_name, users
+from lamina.dialects.values import defining_op, is_constant_view, op_name, users
 
 from ..naming import UniqueNames, location_name
 from .formats import Formats
-from .graph_values import flattened_image, per_channel
+from .graph_values import per_channel
 from .layering import HostSegment, Layer, Step
 from .memory_manager import ConcatCopy, ConcatPlan
 from .partition import host_module
-from .rules import ACTIVATION, ELEMENTWISE, MATMUL, POOL, RULES, rule
-from .weights import dense_filter, fully_connected_filter, selection_filter, tile_weights
+from .rules import RULES
+from .weights import selection_filter, tile_weights
 
 UNPLACED = -1
+
+Temps = dict[ir.Value, ir.Value]  # a layer's graph values -> the temps holding them
 
 
 class Names:
@@ -100,7 +106,7 @@ class HirEmitter:
                                     binary_point=self.formats.of(value), loc=op.location).result
             elif value in self.concats.placements:
                 placement = self.concats.placements[value]
-                result = self.view(placement.root, placement.offset, value)
+                result = self.view(placement.root, placement.offset, spec_of(value.type).shape)
             else:
                 result = HIR.create("vars", result_types=[self.storage(value)], name=self.names.of(value),
                                     base=UNPLACED, binary_point=self.formats.of(value), loc=op.location if op is not None else ir.Location.unknown()).result
@@ -111,10 +117,11 @@ class HirEmitter:
         """Whether `op` is a `kind` op the accelerator runs as a placement (no computation)."""
         return op is not None and op_name(op) == kind and self.verdicts.get(op, "") is None
 
-    def view(self, root: ir.Value, offset: int, value: ir.Value) -> ir.Value:
+    def view(self, root: ir.Value, offset: int, shape: tuple[int, ...]) -> ir.Value:
+        """Channels [offset, offset + shape[1]) of `root`'s Vars."""
         with self.objects:
-            return HIR.create("view", self.vars_of(root), result_types=[self.storage(value)], channel_offset=offset,
-                              loc=ir.Location.unknown()).result
+            return HIR.create("view", self.vars_of(root), result_types=[TensorSpec(shape, self.data_type.storage)],
+                              channel_offset=offset, loc=ir.Location.unknown()).result
 
     def consts(self, image: np.ndarray, binary_point: int, loc: ir.Location) -> ir.Value:
         with self.objects:
@@ -161,7 +168,7 @@ class HirEmitter:
         members = set(layer.ops)
         escaping = [value for op in layer.ops for value in op.results
                     if any(user not in members for user in users(value))]
-        temps: dict[ir.Value, ir.Value] = {}
+        temps: Temps = {}
         escaping_set = set(escaping)
         for op in layer.ops:
             self.emit_op(op, temps, escaping_set)
@@ -169,14 +176,14 @@ class HirEmitter:
             self.op("save", self.vars_of(value), temps[value], loc=defining_op(value).location)
         self.layer_index += 1
 
-    def loaded(self, value: ir.Value, temps: dict[ir.Value, ir.Value], loc: ir.Location) -> ir.Value:
+    def loaded(self, value: ir.Value, temps: Temps, loc: ir.Location) -> ir.Value:
         """The value's temp, loading it from its Vars first if the layer does not hold it."""
         if value not in temps:
             temps[value] = self.temp(value, loc)
             self.op("load", temps[value], self.vars_of(value), loc=loc)
         return temps[value]
 
-    def result_temp(self, op: ir.Operation, candidates: list[ir.Value], temps: dict[ir.Value, ir.Value],
+    def result_temp(self, op: ir.Operation, candidates: list[ir.Value], temps: Temps,
                     escaping: set[ir.Value]) -> ir.Value:
         """A temp for the op's result: an input's, when only this op reads that input and it is not saved."""
         for value in candidates:
@@ -187,67 +194,14 @@ class HirEmitter:
         temps[op.result] = self.temp(op.result, op.location)
         return temps[op.result]
 
-    def emit_op(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+    def emit_op(self, op: ir.Operation, temps: Temps, escaping: set[ir.Value]) -> None:
         RULES[op_name(op)].emit(self, op, temps, escaping)
 
-    @rule("max_pool", "avg_pool", form=POOL)
-    def emit_pool(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
-        source = self.loaded(op.operands[0], temps, loc)
-        temps[op.result] = self.temp(op.result, loc)
-        self.op("pool", temps[op.result], source, loc=loc, kind=kind.removesuffix("_pool"), kernel=attrs["kernel"],
-                strides=attrs["strides"], pads=attrs["pads"], count_include_pad=attrs.get("count_include_pad", False))
-
-    @rule("relu", "clip", "leaky_relu", form=ACTIVATION)
-    def emit_activation(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
-        source = self.loaded(op.operands[0], temps, loc)
-        output = self.result_temp(op, [op.operands[0]], temps, escaping)
-        self.op(kind, output, source, loc=loc, **attrs)
-
-    @rule("add", "sub", "mul", "max", "min", form=ELEMENTWISE)
-    def emit_elementwise(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
+    def matmul(self, op: ir.Operation, source: ir.Value, window: dict, image: tuple[int, int, int] | None,
+               temps: Temps, filter_and_bias: Callable[[], tuple[np.ndarray, np.ndarray]]) -> None:
+        """A matmul step of `op` reading `source`'s Vars; its weights (`filter_and_bias()`) are tiled into Consts
+        once per weights, fused image and output format."""
         kind, loc = op_name(op), op.location
-        lhs, rhs = op.operands
-        if is_constant_view(lhs) or is_constant_view(rhs):
-            swap = is_constant_view(lhs)
-            data, value = (lhs, rhs) if swap else (rhs, lhs)
-            source = self.loaded(value, temps, loc)
-            constant = self.channel_consts(data, None if kind == "mul" else self.formats.of(op.result), loc)
-            output = self.result_temp(op, [value], temps, escaping)
-            self.op("channel", output, source, constant, loc=loc, op=kind, swap=swap)
-        elif kind == "add" and (lhs in temps) != (rhs in temps):
-            inside, outside = (lhs, rhs) if lhs in temps else (rhs, lhs)
-            output = self.result_temp(op, [inside], temps, escaping)
-            self.op("add", output, temps[inside], self.vars_of(outside), loc=loc)
-        else:
-            left, right = self.loaded(lhs, temps, loc), self.loaded(rhs, temps, loc)
-            output = self.result_temp(op, [lhs, rhs], temps, escaping)
-            self.op("binary", output, left, right, loc=loc, op=kind)
-
-    @rule("convolution", "fully_connected", "matmul", form=MATMUL)
-    def emit_matmul(self, op: ir.Operation, temps: dict[ir.Value, ir.Value], escaping: set[ir.Value]) -> None:
-        kind, loc, attrs = op_name(op), op.location, GRAPH.view(op).attrs()
-        source = op.operands[0]
-        window = {"kernel": (1, 1), "strides": (1, 1), "pads": (0, 0, 0, 0), "dilations": (1, 1)}
-        image = None  # (c, h, w) of a rank-4 input flattened into a fully-connected layer
-        if kind == "convolution":
-            window = {"kernel": spec_of(op.operands[1].type).shape[2:], "strides": attrs["strides"],
-                      "pads": attrs["pads"], "dilations": attrs["dilations"]}
-        else:
-            flatten = defining_op(source)
-            image = flattened_image(source) if self.is_placement(flatten, "reshape") else None
-            if image:  # flatten -> fully-connected, fused
-                source = flatten.operands[0]
-                window["kernel"] = image[1:]
-
-        def filter_and_bias() -> tuple[np.ndarray, np.ndarray]:
-            if kind == "convolution":
-                return dense_filter(constant_view(op.operands[1]), attrs["group"]), constant_view(op.operands[2])
-            weights = constant_view(op.operands[1])
-            bias = constant_view(op.operands[2]) if kind == "fully_connected" else np.zeros(weights.shape[1])
-            return (fully_connected_filter(weights, image) if image else fully_connected_filter(weights)), bias
-
         output_point = self.formats.of(op.result)
         key = (kind, *op.operands[1:], image, output_point)
         if key not in self.weights:
@@ -263,30 +217,37 @@ class HirEmitter:
     def emit_concat_copy(self, copy: ConcatCopy) -> None:
         concat, loc = copy.concat, copy.concat.location
         output = concat.result
+        home = self.concats.home(output)
         if copy.select:
-            out_channels, in_channels = spec_of(output.type).shape[1], spec_of(copy.input.type).shape[1]
-            selection = selection_filter(out_channels, in_channels, copy.offset)
+            start, channels = copy.span
+            selection = selection_filter(channels, spec_of(copy.input.type).shape[1], copy.offset - start)
             weight_point = self.formats.of_data(selection, "a concat selection")
-            tiled = tile_weights(selection, np.zeros(out_channels), self.data_type.at(weight_point), self.lanes)
-            result = self.temp(output, loc)
+            tiled = tile_weights(selection, np.zeros(channels), self.data_type.at(weight_point), self.lanes)
             weights = self.consts(tiled.image, weight_point, loc)
+            shape = spec_of(output.type).shape
+            shape = (shape[0], channels, *shape[2:])
+            window = (self.vars_of(output) if channels == spec_of(output.type).shape[1] else
+                      self.view(home.root, home.offset + start, shape))
+            with self.program:
+                result = HIR.create("temp", result_types=[TensorSpec(shape, self.data_type.storage)],
+                                    layer=self.layer_index, binary_point=self.formats.of(output), loc=loc).result
             self.op("matmul", result, self.vars_of(copy.input), weights, loc=loc,
                     kernel=(1, 1), strides=(1, 1), pads=(0, 0, 0, 0), dilations=(1, 1), tile_slots=tiled.tile_slots)
             if copy.accumulate:
-                self.op("add", result, result, self.vars_of(output), loc=loc)
-            self.op("save", self.vars_of(output), result, loc=loc)
+                self.op("add", result, result, window, loc=loc)
+            self.op("save", window, result, loc=loc)
         else:
-            home = self.concats.home(output)
             result = self.temp(copy.input, loc)
             self.op("load", result, self.vars_of(copy.input), loc=loc)
-            self.op("save", self.view(home.root, home.offset + copy.offset, copy.input), result, loc=loc)
+            self.op("save", self.view(home.root, home.offset + copy.offset, spec_of(copy.input.type).shape), result,
+                    loc=loc)
         self.layer_index += 1
 
     def emit_host(self, segment: HostSegment) -> None:
         members = set(segment.ops)
         inputs: dict[ir.Value, str] = {}
         for op in segment.ops:
-            for value in op.operands:
+            for value in (*op.operands, *outer_operands(op)):
                 if not is_constant_view(value) and defining_op(value) not in members and value not in inputs:
                     inputs[value] = self.names.of(value)
         outputs: dict[ir.Value, list[str]] = {}

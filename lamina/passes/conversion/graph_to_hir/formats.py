@@ -35,18 +35,24 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.values import constant_view, is_constant_view, op_name
+from lamina.dialects.irdl import INTERFACE, LAYER
+from lamina.dialects.values import constant_view, has_trait, is_constant_view, op_name
 from lamina.dialects.types import TensorSpec
 from lamina.target.tcu.fixed_point import DataType
 from lamina.target.tcu.program import MAX_SHIFT
 
 from ..naming import location_name
 from .graph_values import per_channel
+from .rules import MATMUL, form_of
 
 # Activations get one bit above the largest magnitude the calibration samples reach.
 HEADROOM = 2.0
-# Graph ops whose result is a rounded product: where a format may change for free.
-PRODUCTS = frozenset({"convolution", "fully_connected", "matmul", "mul"})
+
+
+def is_product(name: str | None) -> bool:
+    """Whether graph.<name>'s result is a rounded product (a matmul layer, or mul): where a format may change for
+    free."""
+    return name == "mul" or form_of(name) == MATMUL
 
 
 def largest_binary_point(data_type: DataType) -> int:
@@ -141,24 +147,24 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
     magnitude: dict[ir.Value, float] = {}
     products: list[tuple[ir.Operation, list[ir.Value], int]] = []  # (op, multiplied values, constant's bp)
     for op in ops:
-        if not op.results or is_constant_view(op.results[0]) or op_name(op) in ("placeholder", "save"):
+        if not op.results or is_constant_view(op.results[0]) or has_trait(op, INTERFACE):
             for result in op.results:
                 if not is_constant_view(result):
                     magnitude[result] = ranges.get(result, 0.0)
             continue
         result = op.results[0]
-        magnitude[result] = ranges.get(result, 0.0)
+        magnitude.update((value, ranges.get(value, 0.0)) for value in op.results)
         if verdicts.get(op) is not None:
             continue  # the host computes it and converts into the value's own format
         activations = [v for v in op.operands if not is_constant_view(v)]
         constants = [v for v in op.operands if is_constant_view(v)]
         name = op_name(op)
-        if name in PRODUCTS:
+        if is_product(name):
             weights = _weights(op)
             point = data_binary_point(constant_view(weights), data_type, f"the weights of {_node(op)}") \
                 if weights is not None else 0
             products.append((op, activations, point))
-            if name in ("convolution", "fully_connected") and len(op.operands) > 2 and is_constant_view(op.operands[2]):
+            if has_trait(op, LAYER) and is_constant_view(op.operands[2]):
                 bias = constant_view(op.operands[2])  # stored at the output's format: the output must hold it
                 magnitude[result] = max(magnitude[result], float(np.max(np.abs(bias))) if bias.size else 0.0)
             continue

@@ -1,9 +1,8 @@
 """The HIR program's steps: layers and host segments, in program order.
 
 A layer starts with a matmul-like op (convolution, fully-connected, matmul),
-a pool, or an element-wise op whose one non-constant input it loads (a
-layer loads once, at its start: an element-wise op that would have to load
-two values runs on the host, `partition.TWO_LOADS`), and absorbs the
+a pool, or an element-wise op (it loads the lhs; a binary op reads its rhs
+from the Vars, so two values no layer holds start one), and absorbs the
 accumulator ops that follow on its values: an add whose other operand is a
 Vars object or a value of the layer, element-wise ops with per-channel
 constants (DenseNet's unfolded batch norms), other element-wise ops on two
@@ -23,7 +22,7 @@ from mlir import ir
 from lamina.dialects.values import is_constant_view, op_name
 
 from .memory_manager import ConcatCopy, ConcatPlan
-from .partition import TWO_LOADS, computes, loaded_operands
+from .partition import computes
 from .rules import ACTIVATION, ELEMENTWISE, PLACEMENT, POOL, form_of
 
 
@@ -59,26 +58,22 @@ Step = Layer | HostSegment | ConcatCopy
 
 
 def plan_steps(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None], concats: ConcatPlan) -> list[Step]:
-    """The steps; an element-wise op that would start a layer loading two values gets `TWO_LOADS` as its
-    verdict and runs on the host."""
     steps: list[Step] = []
     current: Layer | None = None
     for op in ops:
         if not computes(op):
             continue
         kind, form = op_name(op), form_of(op_name(op))
-        absorbed = current is not None and verdicts[op] is None and form != PLACEMENT and current.absorbs(op)
-        if verdicts[op] is None and form == ELEMENTWISE and not absorbed and len(loaded_operands(op)) > 1:
-            verdicts[op] = TWO_LOADS
         if verdicts[op] is not None:
             current = None
             if not (steps and isinstance(steps[-1], HostSegment)):
                 steps.append(HostSegment())
             steps[-1].ops.append(op)
         elif form == PLACEMENT:
-            if current is not None and any(value in current.values for value in op.operands):
-                current = None
             copies = concats.copies.get(op, []) if kind == "concat" else []
+            read = [*op.operands, *(copy.input for copy in copies)]  # a concat chain copies its leaves
+            if current is not None and any(value in current.values for value in read):
+                current = None
             steps.extend(copies)
             if copies:
                 current = None

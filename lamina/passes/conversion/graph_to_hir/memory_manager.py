@@ -6,9 +6,14 @@ object and each input that a layer produces is saved straight into a
 multiple of N and the input to end on a tile boundary (or at the end of the
 output): whole channel tiles are the unit of the layout. An input that
 cannot be placed (a model input, a value the host reads, one already placed
-in another concat) is copied by a load -> save layer; a concat whose offsets
-are not aligned is built by 1x1 matmuls with 0/1 selection weights, the
-second one adding the first one's result (exact in fixed point: x + 0).
+in another concat) is copied by a load -> save layer. An N-input concat is a
+chain of binary concats; a link read only by the next one is not stored, so
+the last link places or copies all the chain's inputs (its leaves), and
+leaves whose channels are not tile-aligned are built, per group of leaves
+sharing channel tiles, by 1x1 matmuls with 0/1 selection weights into the
+group's tiles, each after the first adding what the group already holds
+(exact in fixed point: x + 0). Work grows with the leaves, not with the
+square of the chain.
 
 Vars are placed after emission from the HIR program itself: model inputs
 first from vector 0 and kept for the whole program, then every other object
@@ -27,6 +32,7 @@ the page region, followed by the scheduler's constants.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass, field
 
 from mlir import ir
@@ -35,8 +41,9 @@ from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import vector_count
 from lamina.dialects.context import embedded_source
 from lamina.dialects.diagnostics import LaminaError, format_location
-from lamina.dialects.hir import HIR, OBJECTS, object_kind
-from lamina.dialects.irdl import I64
+from lamina.dialects.graph import GRAPH
+from lamina.dialects.hir import HIR, object_kind
+from lamina.dialects.irdl import I64, INTERFACE, MEMORY_OBJECT, VIEW
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import spec_of
 from lamina.dialects.values import defining_op, op_name, users
@@ -58,9 +65,10 @@ class Placement:
 class ConcatCopy:
     """One layer writing an input of `concat` into its output at channel `offset`.
 
-    `select`: a 1x1 matmul with 0/1 weights (misaligned concats), which with
-    `accumulate` adds what the concat's output already holds; otherwise a
-    load -> save into a view.
+    `select`: a 1x1 matmul with 0/1 weights (misaligned inputs) writing the
+    output's channels [span[0], span[0] + span[1]) (whole tiles, zeros where
+    other inputs go), which with `accumulate` adds what those channels
+    already hold; otherwise a load -> save into a view.
     """
 
     concat: ir.Operation
@@ -68,6 +76,7 @@ class ConcatCopy:
     offset: int
     select: bool
     accumulate: bool = False
+    span: tuple[int, int] = (0, 0)
 
 
 @dataclass
@@ -89,9 +98,24 @@ def _fits(offset: int, channels: int, total: int, lanes: int) -> bool:
     return offset % lanes == 0 and (end % lanes == 0 or end == total)
 
 
+def _is_output_or_view(op: ir.Operation) -> bool:
+    """A reader that needs its operand in Vars of its own: a model output, or a view of its memory."""
+    definition = GRAPH.lookup(op)
+    return definition is not None and (definition.has(INTERFACE) or definition.has(VIEW))
+
+
 def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | None], lanes: int) -> ConcatPlan:
-    """Views or copies for every accelerated concat (consumers first, so nested concats share one root)."""
+    """Views or copies for every accelerated concat (consumers first, so nested concats share one root).
+
+    A concat read only by another accelerated concat is part of it: an
+    N-input ONNX Concat is a chain of N - 1 binary concats, and copying each
+    link's whole output into the next made the chain quadratic. The outermost
+    concat places or copies the chain's leaves, tile group by tile group.
+    """
     plan = ConcatPlan()
+
+    def accelerated_concat(op: ir.Operation | None) -> bool:
+        return op is not None and op in verdicts and verdicts[op] is None and op_name(op) == "concat"
 
     def placeable(value: ir.Value) -> bool:
         op = defining_op(value)
@@ -99,26 +123,56 @@ def plan_concats(ops: list[ir.Operation], verdicts: dict[ir.Operation, str | Non
             return False
         readers = users(value)
         return value not in plan.placements and all(
-            verdicts.get(user) is None and op_name(user) not in ("save", "reshape") for user in readers)
+            verdicts.get(user) is None and not _is_output_or_view(user) for user in readers)
 
-    concats = [op for op in ops if op in verdicts and verdicts[op] is None and op_name(op) == "concat"]
-    for concat in reversed(concats):
-        home = plan.home(concat.result)
-        total = _channels(home.root)
-        lhs, rhs = concat.operands
-        pieces = [(lhs, 0), (rhs, _channels(lhs))]
-        if not all(_fits(home.offset + offset, _channels(value), total, lanes) for value, offset in pieces):
-            plan.copies[concat] = [ConcatCopy(concat, lhs, 0, select=True),
-                                   ConcatCopy(concat, rhs, _channels(lhs), select=True, accumulate=True)]
+    def inlined(value: ir.Value) -> bool:
+        readers = users(value)
+        return accelerated_concat(defining_op(value)) and len(readers) == 1 and accelerated_concat(readers[0])
+
+    def leaves(concat: ir.Operation) -> list[tuple[ir.Value, int]]:
+        """The chain's inputs that are not inlined concats, with their channel offsets."""
+        found = []
+        pending = [(concat.operands[1], _channels(concat.operands[0])), (concat.operands[0], 0)]
+        while pending:
+            value, offset = pending.pop()
+            if not inlined(value):
+                found.append((value, offset))
+                continue
+            lhs, rhs = defining_op(value).operands
+            pending += [(rhs, offset + _channels(lhs)), (lhs, offset)]
+        return found
+
+    for concat in reversed([op for op in ops if accelerated_concat(op)]):
+        if inlined(concat.result):
             continue
+        home, pieces, channels = plan.home(concat.result), leaves(concat), _channels(concat.result)
+        repeated = {value for value, count in Counter(value for value, _ in pieces).items() if count > 1}
         copies = []
-        for value, offset in pieces:
-            if placeable(value) and not (value == rhs and lhs == rhs):
-                plan.placements[value] = Placement(home.root, home.offset + offset)
-            else:
-                copies.append(ConcatCopy(concat, value, offset, select=False))
+        for group in _tile_groups(pieces, lanes):
+            value, offset = group[0]
+            if len(group) == 1 and _fits(home.offset + offset, _channels(value), _channels(home.root), lanes):
+                if placeable(value) and value not in repeated:
+                    plan.placements[value] = Placement(home.root, home.offset + offset)
+                else:
+                    copies.append(ConcatCopy(concat, value, offset, select=False))
+                continue
+            start = offset - offset % lanes
+            stop = min(-(-(group[-1][1] + _channels(group[-1][0])) // lanes) * lanes, channels)
+            copies += [ConcatCopy(concat, value, offset, select=True, accumulate=index > 0, span=(start, stop - start))
+                       for index, (value, offset) in enumerate(group)]
         plan.copies[concat] = copies
     return plan
+
+
+def _tile_groups(pieces: list[tuple[ir.Value, int]], lanes: int) -> list[list[tuple[ir.Value, int]]]:
+    """Pieces (in channel order) grouped so that no channel tile holds two groups' channels."""
+    groups: list[list[tuple[ir.Value, int]]] = []
+    for value, offset in pieces:
+        if groups and offset % lanes != 0:
+            groups[-1].append((value, offset))
+        else:
+            groups.append([(value, offset)])
+    return groups
 
 
 # ---------------------------------------------------------------------------
@@ -131,7 +185,7 @@ def _program_steps(module: ir.Operation) -> list[tuple[int, ir.Operation]]:
     steps, keys = [], {}
     for op in body_ops(module):
         definition = HIR.lookup(op)
-        if definition is None or definition.name in OBJECTS:
+        if definition is None or definition.has(MEMORY_OBJECT):
             continue
         key = ("host", HIR.view(op).attr("segment")) if definition.name == "host" else \
             ("layer", HIR.view(op).attr("layer"))

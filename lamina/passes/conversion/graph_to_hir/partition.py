@@ -5,7 +5,8 @@ its tensors have rank 2 or 4 (what the data layout stores), and it has an
 HIR form; every other computing op runs on the host. Maximal runs of host
 ops in program order become host segments, each a complete graph module
 whose placeholders and saves are named after the Vars (or model inputs and
-outputs) it reads and writes.
+outputs) it reads and writes. Control flow (if, loop, scan) runs there whole,
+its regions copied with it.
 """
 
 from __future__ import annotations
@@ -20,14 +21,15 @@ from lamina.backends.registry import backend_named
 from lamina.target.tcu.data_layout import as_nchw
 from lamina.dialects.context import embedded_source, parse_module, print_module
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
+from lamina.dialects.graph_control_flow import outer_operands
 from lamina.dialects.hir import HIR
-from lamina.dialects.irdl import INTERFACE
+from lamina.dialects.irdl import INTERFACE, MEMORY_OBJECT
 from lamina.dialects.model import body_ops, create_model
 from lamina.dialects.types import spec_of
-from lamina.dialects.values import defining_op, is_constant_view, op_name, users
+from lamina.dialects.values import is_constant_view, op_name, remap_operands, users
 
 from .graph_values import per_channel
-from .rules import ELEMENTWISE, POOL, form_of
+from .rules import ELEMENTWISE, PLACEMENT, POOL, form_of
 
 
 
@@ -83,15 +85,6 @@ def is_fused_flatten(op: ir.Operation, on_accelerator: Callable[[ir.Operation], 
                                  for user in readers)
 
 
-TWO_LOADS = ("both operands come from outside the accelerator's current layer (a host op, a model input or "
-             "another layer), and a layer loads one value, at its start")
-
-
-def loaded_operands(op: ir.Operation) -> set[ir.Value]:
-    """The distinct non-constant operands an element-wise op reads (what a layer it starts must load)."""
-    return {value for value in op.operands if not is_constant_view(value)}
-
-
 def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     """For every computing op: None if it runs on the accelerator, else why it runs on the host.
 
@@ -107,22 +100,12 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     for op in reversed(ops):  # readers first: a reshape may feed another
         if computes(op) and op_name(op) == "reshape":
             verdicts[op] = _reshape_verdict(op, verdicts)
-    for op in ops:  # the plain case of layering's TWO_LOADS, so that summaries say why
-        if verdicts.get(op, "") is None and form_of(op_name(op)) == ELEMENTWISE and _reads_two_from_outside(op, verdicts):
-            verdicts[op] = TWO_LOADS
     return verdicts
-
-
-def _reads_two_from_outside(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> bool:
-    """Two distinct non-constant operands, and (for add, every one; else any) produced off the accelerator."""
-    operands = loaded_operands(op)
-    outside = [value for value in operands if verdicts.get(defining_op(value), "") is not None]
-    return len(operands) > 1 and (len(outside) == len(operands) if op_name(op) == "add" else bool(outside))
 
 
 def _reshape_verdict(op: ir.Operation, verdicts: dict[ir.Operation, str | None]) -> str | None:
     def on_accelerator(user: ir.Operation) -> bool:
-        return user in verdicts and verdicts[user] is None and op_name(user) not in ("reshape", "concat")
+        return user in verdicts and verdicts[user] is None and form_of(op_name(user)) != PLACEMENT
 
     if is_fused_flatten(op, on_accelerator):
         return None
@@ -154,7 +137,10 @@ def host_module(context: ir.Context, segment: list[ir.Operation], input_names: d
             for operand in op.operands:
                 if operand not in mapping:
                     _copy_data(operand, mapping)
-            mapping[op.result] = _copy(op, mapping)
+            for value in outer_operands(op):
+                if value not in mapping:
+                    _copy_data(value, mapping)
+            mapping.update(zip(op.results, _copy(op, mapping)))
         for value, names in output_names.items():
             if value not in mapping:
                 _copy_data(value, mapping)
@@ -168,14 +154,14 @@ def _copy_data(value: ir.Value, mapping: dict[ir.Value, ir.Value]) -> None:
     for operand in op.operands:
         if operand not in mapping:
             _copy_data(operand, mapping)
-    mapping[value] = _copy(op, mapping)
+    (mapping[value],) = _copy(op, mapping)
 
 
-def _copy(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> ir.Value:
-    attributes = {name: op.attributes[name] for name in op.attributes}
-    copy = ir.Operation.create(op.name, results=[r.type for r in op.results],
-                               operands=[mapping[v] for v in op.operands], attributes=attributes, loc=op.location)
-    return copy.result
+def _copy(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> list[ir.Value]:
+    """The op copied at the insertion point, reading `mapping`'s values (inside its regions too)."""
+    copy = op.clone()
+    remap_operands(copy, mapping)
+    return list(copy.results)
 
 
 def host_interface(text: str, context: ir.Context, source: str = "host segment"
@@ -207,14 +193,14 @@ def partition_report(module: ir.Operation) -> str:
     def flush_accelerator() -> None:
         if run:
             layers = {HIR.view(op).attr("layer") for op in run}
-            counts = Counter(HIR.lookup(op).name for op in run if HIR.lookup(op).name != "temp")
+            counts = Counter(HIR.lookup(op).name for op in run)
             lines.append(f"segment {len(lines)}: accelerator, {len(layers)} layer{'s' * (len(layers) != 1)}: "
                          f"{_counts(counts)}")
             run.clear()
 
     for op in body_ops(module):
         definition = HIR.lookup(op)
-        if definition is None or definition.name in ("vars", "view", "consts"):
+        if definition is None or definition.has(MEMORY_OBJECT):
             continue
         if definition.name != "host":
             run.append(op)

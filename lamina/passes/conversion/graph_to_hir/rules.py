@@ -2,8 +2,10 @@
 
 The partition asks this table whether an op can run on the accelerator
 (`form_of`), the layering how it joins a layer, and the emitter how to emit
-it. Placements (concat, reshape) have no emitter: the memory manager places
-their values instead of computing them.
+it. The rules live in one module per op family, named as at every other
+level (`convolution.py`, `linear.py`, `pooling.py`, `activations.py`,
+`elementwise.py`, `shape_ops.py`); placements (concat, reshape) have no
+emitter: the memory manager places their values instead of computing them.
 """
 
 from __future__ import annotations
@@ -45,7 +47,3 @@ def rule(*names: str, form: str):
 def form_of(name: str) -> str | None:
     """The kind of HIR form of `graph.<name>`, or None if it has none."""
     return RULES[name].form if name in RULES else None
-
-
-for _name in ("concat", "reshape"):
-    RULES.add(_name, Rule(PLACEMENT, None))

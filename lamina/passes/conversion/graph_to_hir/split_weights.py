@@ -20,15 +20,13 @@ from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.data_layout import channel_tiles
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import LAYER
 from lamina.dialects.types import spec_of
-from lamina.dialects.values import constant_view, is_constant_view, op_name
+from lamina.dialects.values import constant_view, has_trait, is_constant_view, op_name
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE, weights_room
 from lamina.passes.graph.rewriting import create_before, create_constant, erase_unused_producers, replace_op
 
 from .graph_values import flattened_image
-
-_SPLIT = frozenset({"convolution", "fully_connected"})
-
 
 def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> bool:
     """Split every layer whose weights exceed a page; True if the module changed."""
@@ -36,7 +34,7 @@ def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> b
     room = weights_room(architecture)
     changed = False
     for op in ops:
-        if op_name(op) not in _SPLIT or not all(is_constant_view(value) for value in op.operands[1:]):
+        if not has_trait(op, LAYER) or not all(is_constant_view(value) for value in op.operands[1:]):
             continue
         if op_name(op) == "convolution" and GRAPH.view(op).attr("group") != 1:
             continue  # block-diagonal tiles: too large ones are reported by the memory manager

@@ -6,7 +6,9 @@ output (each iteration inserts its slice at the iteration's row);
 `graph.scan` is `scf.for` over the scanned axis, reading each input's slice
 and inserting each output's slice at its position (backward for direction 1).
 Regions are converted by the driver (`RegionConverter`), in the scope of the
-values converted so far, so outer-scope uses stay uses.
+values converted so far, so outer-scope uses stay uses. `graph.dynamic_slice`
+(a loop body's slice at its iteration number) is `tensor.extract_slice` with
+offsets computed from its starts.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from lamina.dialects.graph_control_flow import region_block
 from lamina.dialects.irdl import OpView
 
 from .builders import filled, scalar
+from .registry import converts
 from .storage import result_type, storage_type
 
 # (block, converted argument values) -> converted yielded values, at the current insertion point.
@@ -142,3 +145,23 @@ def convert_scan(op: OpView, operands: list[ir.Value], convert_block: ConvertBlo
                                                           attrs["scan_output_axes"], attrs["scan_output_directions"])]
         scf.YieldOp([*_in_place(yielded[:states], carried[:states]), *updated])
     return list(loop.results)
+
+
+@converts("dynamic_slice")
+def convert_dynamic_slice(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    """Each start normalized as ONNX does (negative + dim, clamped so that the result fits), then one slice."""
+    data, starts = operands
+    result = result_type(op)
+    shape = ir.RankedTensorType(data.type).shape
+    axes, steps = list(op.attr("axes")), list(op.attr("steps"))
+    index = ir.IndexType.get()
+    offsets, strides, dynamic = [0] * len(shape), [1] * len(shape), []
+    for k, (axis, step) in enumerate(zip(axes, steps)):
+        start = tensor.extract(starts, [arith.constant(index, k)])
+        dim, last = shape[axis], max(shape[axis] - (result.shape[axis] - 1) * step - 1, 0)
+        negative = arith.cmpi(arith.CmpIPredicate.slt, start, scalar(start.type, 0))
+        start = arith.select(negative, arith.addi(start, scalar(start.type, dim)), start)
+        start = arith.minsi(arith.maxsi(start, scalar(start.type, 0)), scalar(start.type, last))
+        dynamic.append(arith.index_cast(index, start))
+        offsets[axis], strides[axis] = DYNAMIC, step
+    return [tensor.extract_slice(result, data, dynamic, [], [], offsets, list(result.shape), strides)]

@@ -19,7 +19,7 @@ from lamina.passes.registry import Pass, PassError, register_pass
 
 from .builders import dense_constant, splat_constant
 from .control_flow import REGION_CONVERTERS
-from .quantized import convert_quantized, is_quantized
+from .quantization import convert_quantized, is_quantized
 from .registry import CONVERTERS
 from .storage import storage_dtype, storage_type
 

@@ -11,6 +11,8 @@ pass over the unit's valid positions, with register 1 set up first:
   r1 = y, Max(x, r1);
 - channel op: r1 = the constant vector of the tile, op(in, r1) (or op(r1, in));
 - binary op of temps: per vector r1 = rhs, op(lhs, r1);
+- binary op of a temp and a Vars (a layer starting from two values): the Vars is
+  loaded into the output region, then per vector r1 = lhs, op(r1, out);
 - add of a Vars: DataMove DRAM0 -> local, then local -> accumulators with
   accumulate (kind 15) into the lhs in place; otherwise the Vars is loaded
   into the output region and added to with SIMD.
@@ -33,16 +35,18 @@ from .units import Layout, Unit
 SIMD_OPS = {"add": SimdOp.ADD, "sub": SimdOp.SUBTRACT, "mul": SimdOp.MULTIPLY, "max": SimdOp.MAX,
             "min": SimdOp.MIN}
 
-# ops whose output may overwrite an input that dies there (each vector is read before it is written;
-# leaky relu keeps its intermediate in the scratch region)
-_IN_PLACE = {"add", "sub", "mul", "max", "min", "relu", "clip", "channel", "leaky_relu"}
-
 
 def temp_inputs(op) -> list[str]:
     """The temps an accumulator op or save reads."""
     if isinstance(op, Save):
         return [op.input]
     return [x for x in op.operands if isinstance(x, str)]
+
+
+def _loads_into_output(op: Elementwise) -> bool:
+    """A binary op with a Vars rhs (other than an add, which accumulates into its lhs) loads the Vars into its
+    output before reading the lhs, so the output cannot take the lhs's region."""
+    return op.op != "add" and len(op.operands) == 2 and isinstance(op.operands[1], Vars)
 
 
 def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
@@ -63,8 +67,7 @@ def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
     for index, op in enumerate(ops):
         dying = [t for t in dict.fromkeys(temp_inputs(op)) if last_use.get(t) == index and t in assigned]
         if isinstance(op, Elementwise) and op.output not in assigned:
-            kind = "channel" if op.constant is not None else op.op
-            reusable = [t for t in dying if kind in _IN_PLACE]
+            reusable = [t for t in dying if op.in_place and not _loads_into_output(op)]
             if reusable:
                 assigned[op.output] = assigned[reusable[0]]
                 dying.remove(reusable[0])

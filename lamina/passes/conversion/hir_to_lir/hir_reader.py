@@ -7,8 +7,9 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, OBJECTS, binary_point_of, rounding_shift
+from lamina.dialects.hir import HIR, binary_point_of, rounding_shift
 from lamina.dialects.hir_architecture import architecture_of
+from lamina.dialects.irdl import IN_PLACE, MEMORY_OBJECT
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
@@ -86,7 +87,8 @@ def _layer_op(op: ir.Operation, objects: _Objects):
                     view.attr("count_include_pad"))
     if name == "save":
         return Save(operand("output"), operand("input"))
-    formats = {"shift": rounding_shift(op), "binary_point": binary_point_of(view.operand("output"))}
+    formats = {"shift": rounding_shift(op), "binary_point": binary_point_of(view.operand("output")),
+               "in_place": HIR.lookup(op).has(IN_PLACE)}
     if name in ("add", "binary"):
         op_name = "add" if name == "add" else view.attr("op")
         return Elementwise(op_name, operand("output"), (operand("lhs"), operand("rhs")), **formats)
@@ -108,7 +110,7 @@ def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
         if op.name == "func.return":
             continue
         definition = HIR.require(op, "the scheduler (convert-hir-to-lir)")
-        if definition.name in OBJECTS:
+        if definition.has(MEMORY_OBJECT):
             objects.declare(op)
         elif definition.name == "host":
             view = HIR.view(op)

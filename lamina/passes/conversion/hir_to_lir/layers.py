@@ -92,6 +92,7 @@ class Elementwise:
     params: tuple[float, ...] = ()  # clip: (min, max); leaky_relu: (alpha,)
     shift: int | None = None  # mul: the rounding position of the products (None: the data type's binary point)
     binary_point: int | None = None  # the format of the output (clip's bounds); None: the data type's
+    in_place: bool = False  # may write over an input temp that dies here (the HIR op's in-place trait)
 
 
 @dataclass(frozen=True)

@@ -7,14 +7,12 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import FLOAT_DTYPES, GRAPH
+from lamina.dialects.irdl import CONSTANT, INTERFACE
 from lamina.dialects.types import spec_of
 from lamina.passes.graph.lowerings import Emitter
 
 from .data_movement_rules import NoGradient
 from .rules import GRADIENTS
-
-SOURCES_AND_SINKS = frozenset({"placeholder", "constant", "splat", "save"})
-
 
 def _differentiable(value: ir.Value) -> bool:
     return spec_of(value.type).dtype in FLOAT_DTYPES
@@ -44,7 +42,7 @@ def backward(block: ir.Block, sources: dict[str, ir.Value], prediction: ir.Value
     grads: dict[ir.Value, ir.Value] = {prediction: seed}
     for op in reversed(forward):
         definition = GRAPH.lookup(op)
-        if definition is None or definition.name in SOURCES_AND_SINKS or not op.results:
+        if definition is None or definition.has(INTERFACE) or definition.has(CONSTANT) or not op.results:
             continue
         result_grad = grads.get(op.results[0])
         needs = [operand in needed for operand in op.operands]

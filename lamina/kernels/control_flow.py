@@ -1,4 +1,5 @@
-"""Interpreter kernels of the region-carrying graph ops: If, Loop, Scan.
+"""Interpreter kernels of the region-carrying graph ops: If, Loop, Scan; and of dynamic_slice, the slice a
+loop body takes at its iteration number.
 
 A region kernel gets the op, its `Node`, its operand arrays and `run_region`
 (block, argument arrays) -> yielded arrays, which the interpreter provides so
@@ -12,9 +13,9 @@ from typing import Callable
 import numpy as np
 from mlir import ir
 
-from lamina.dialects.graph_control_flow import region_block
+from lamina.dialects.graph_control_flow import dynamic_starts, region_block
 
-from .graph_kernels import KernelError, Node
+from .graph_kernels import KernelError, Node, kernel
 
 RunRegion = Callable[[ir.Block, list[np.ndarray]], list[np.ndarray]]
 RegionKernel = Callable[[ir.Operation, Node, list[np.ndarray], RunRegion], list[np.ndarray]]
@@ -32,6 +33,16 @@ def region_kernel(name: str):
 def truth(array: np.ndarray) -> bool:
     """The value of a one-element condition tensor."""
     return bool(np.asarray(array).reshape(-1)[0])
+
+
+@kernel("dynamic_slice")
+def dynamic_slice(node: Node, data: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    index = [slice(None)] * data.ndim
+    for axis, start, step in zip(node.attrs["axes"], starts.tolist(), node.attrs["steps"]):
+        size = node.result.shape[axis]
+        first = dynamic_starts(start, size, data.shape[axis], step)
+        index[axis] = slice(first, first + (size - 1) * step + 1, step)
+    return data[tuple(index)]
 
 
 @region_kernel("if")
