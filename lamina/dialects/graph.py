@@ -380,3 +380,6 @@ from . import graph_control_flow  # noqa: E402,F401 - registers its ops on GRAPH
 
 # Recurrent layers (RNN, GRU, LSTM) too.
 from . import graph_recurrent  # noqa: E402,F401 - registers its ops on GRAPH
+
+# Further element-wise math (trigonometry, rounding, Mod, BitShift, bitwise logic) and index ops.
+from . import graph_indexing, graph_math  # noqa: E402,F401 - register their ops on GRAPH

@@ -28,6 +28,9 @@ _ELEMENT_TYPES = {
     np.dtype(np.int16): lambda: ir.IntegerType.get_signless(16),
     np.dtype(np.int8): lambda: ir.IntegerType.get_signless(8),
     np.dtype(np.uint8): lambda: ir.IntegerType.get_unsigned(8),
+    np.dtype(np.uint16): lambda: ir.IntegerType.get_unsigned(16),
+    np.dtype(np.uint32): lambda: ir.IntegerType.get_unsigned(32),
+    np.dtype(np.uint64): lambda: ir.IntegerType.get_unsigned(64),
     np.dtype(np.bool_): lambda: ir.IntegerType.get_signless(1),
 }
 
@@ -40,6 +43,9 @@ _DTYPE_BY_TYPE_STR = {
     "i16": np.dtype(np.int16),
     "i8": np.dtype(np.int8),
     "ui8": np.dtype(np.uint8),
+    "ui16": np.dtype(np.uint16),
+    "ui32": np.dtype(np.uint32),
+    "ui64": np.dtype(np.uint64),
     "i1": np.dtype(np.bool_),
 }
 

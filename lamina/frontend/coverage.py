@@ -41,7 +41,7 @@ def markdown() -> str:
         "when all its outputs are known at compile time (it becomes `graph.constant`), or when ONNX defines it "
         "as a function of other operators and every operator of that body imports (Mish, HardSwish, CastLike, "
         "LogSoftmax, GroupNormalization, ...: `lamina/frontend/function_expansion.py`). Element types: f32, f64, "
-        "f16, i64, i32, i8, ui8 and bool. Every unsupported node is reported in one error.",
+        "f16, i64, i32, i16, i8, ui64, ui32, ui16, ui8 and bool. Every unsupported node is reported in one error.",
         "",
         f"{len(CONVERTERS)} operators.",
         "",

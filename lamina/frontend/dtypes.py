@@ -11,7 +11,11 @@ _DTYPES = {
     TensorProto.FLOAT16: np.dtype(np.float16),
     TensorProto.INT64: np.dtype(np.int64),
     TensorProto.INT32: np.dtype(np.int32),
+    TensorProto.INT16: np.dtype(np.int16),
     TensorProto.INT8: np.dtype(np.int8),
+    TensorProto.UINT64: np.dtype(np.uint64),
+    TensorProto.UINT32: np.dtype(np.uint32),
+    TensorProto.UINT16: np.dtype(np.uint16),
     TensorProto.UINT8: np.dtype(np.uint8),
     TensorProto.BOOL: np.dtype(np.bool_),
 }

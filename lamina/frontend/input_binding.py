@@ -16,8 +16,9 @@ import numpy as np
 import onnx
 from onnx import numpy_helper
 
+from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .registry import CONVERTERS
-from .static_shapes import graph_inputs
+from .static_shapes import graph_inputs, infer_shapes
 
 # Operators that read only their input's shape, never its values.
 _SHAPE_READERS = frozenset({"Shape", "Size"})
@@ -25,9 +26,11 @@ _SHAPE_READERS = frozenset({"Shape", "Size"})
 
 def value_inputs(model: onnx.ModelProto) -> list[str]:
     """Graph inputs that a converter's compile-time operand (shape, axes, pads, ...) or bindable one (a Loop's
-    trip count) is computed from."""
-    producers = {name: node for node in model.graph.node for name in node.output if name}
-    wanted = [node.input[index] for node in model.graph.node if node.op_type in CONVERTERS
+    trip count) is computed from, looking through the function bodies of operators without a converter
+    (ReduceSumSquare's axes are its body's ReduceSum axes)."""
+    nodes = _expanded_nodes(model)
+    producers = {name: node for node in nodes for name in node.output if name}
+    wanted = [node.input[index] for node in nodes if node.op_type in CONVERTERS
               for index in (*CONVERTERS[node.op_type].static_inputs, *CONVERTERS[node.op_type].bindable_inputs)
               if index < len(node.input) and node.input[index]]
     seen: set[str] = set()
@@ -41,6 +44,21 @@ def value_inputs(model: onnx.ModelProto) -> list[str]:
             wanted.extend(value for value in producer.input if value)
     return [value.name for value in graph_inputs(model.graph)
             if value.name in seen and value.type.HasField("tensor_type")]  # a sequence cannot be bound
+
+
+def _expanded_nodes(model: onnx.ModelProto) -> list[onnx.NodeProto]:
+    """The model's nodes with every operator lacking a converter replaced by its function body, as far as
+    the bodies expand without compile-time values."""
+    expanded = model
+    for _ in range(MAX_EXPANSION_ROUNDS):
+        try:
+            more = expand_functions(infer_shapes(expanded)[0], CONVERTERS, known=())
+        except (onnx.shape_inference.InferenceError, onnx.checker.ValidationError, ValueError):
+            break  # the importer reports why; binding stays as the unexpanded nodes say
+        if more is None:
+            break
+        expanded = more
+    return list(expanded.graph.node)
 
 
 def bind_inputs(model: onnx.ModelProto, values: Mapping[str, np.ndarray]) -> onnx.ModelProto:

@@ -6,9 +6,9 @@ MLIR's ExecutionEngine. Compiled models are cached in process, keyed by a
 hash of the graph module's bytecode, so running one model many times
 compiles it once. The compiled function takes the inputs (placeholder
 order) then one out-parameter per output (save order), all as memref
-descriptors of NumPy arrays the caller owns. Bool and uint8 tensors are
-stored as i8 on the CPU path (`graph_to_linalg/storage.py`), so those arrays
-cross as int8 views of the same bytes.
+descriptors of NumPy arrays the caller owns. Bool and unsigned tensors are
+stored as signless integers on the CPU path (`graph_to_linalg/storage.py`), so those arrays
+cross as signed views of the same bytes.
 """
 
 from __future__ import annotations

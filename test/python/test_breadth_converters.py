@@ -1,4 +1,5 @@
-"""Converters built from existing graph ops (Split, InstanceNormalization, logic, CumSum, linear Resize, ...).
+"""Converters built from existing graph ops (Split, InstanceNormalization, logic, CumSum, linear Resize, Einsum,
+OneHot, ...).
 
 Each case runs on the graph interpreter and the CPU path against onnxruntime:
 since these operators need no new graph op, both levels (and the
@@ -12,6 +13,7 @@ import pytest
 from onnx import helper
 
 from importer_models import graph_ops, imported, make_model, randn, run_onnxruntime
+from lamina import LaminaError
 from lamina.passes.pass_manager import run_pipeline
 from lamina.runtime import cpu_executor
 from lamina.runtime.graph_interpreter import run
@@ -74,6 +76,17 @@ CASES = {
     "trilu_lower_negative_k": case([node("Trilu", ["x", "k"], ["y"], upper=0)], {"x": randn(5, 3)},
                                    {"k": np.array(-1)}),
     "trilu_int_default_k": case([node("Trilu", ["x"], ["y"])], {"x": RNG.integers(-9, 9, (3, 3))}),
+    "einsum_three_operands": case([node("Einsum", ["a", "b", "c"], ["y"], equation="ij,jk,kl->il")],
+                                  {"a": randn(2, 3), "b": randn(3, 4), "c": randn(4, 5)}),
+    "einsum_implicit_output_ellipsis": case([node("Einsum", ["a", "b"], ["y"], equation="...ij,...jk")],
+                                            {"a": randn(2, 3, 4), "b": randn(2, 4, 5)}),
+    "einsum_outer_trace_and_sum": case([node("Einsum", ["a", "b"], ["y"], equation="iij,k->jk")],
+                                       {"a": randn(3, 3, 2), "b": randn(4)}),
+    "onehot_axis0_negative_indices": case([node("OneHot", ["i", "d", "v"], ["y"], axis=0)],
+                                          {"i": np.array([[0, -1], [5, 2]], np.int64),
+                                           "v": np.array([-2, 7], np.float32)}, {"d": np.array(4)}),
+    "onehot_float_indices": case([node("OneHot", ["i", "d", "v"], ["y"])], {"i": np.array([1.7, 0.2, 3.0], np.float32)},
+                                 {"d": np.array([3.0], np.float32), "v": np.array([0, 1], np.float32)}),
 }
 
 
@@ -96,3 +109,10 @@ def test_a_pad_before_a_convolution_folds_into_it_and_keeps_the_numbers():
     run_pipeline(module, "builtin.module(graph-optimize{backend=accelerator})")
     assert "pad" not in graph_ops(module)
     np.testing.assert_allclose(run(module, inputs)["y"], run_onnxruntime(model, inputs)["y"], rtol=1e-5, atol=1e-5)
+
+
+def test_an_einsum_that_broadcasts_a_label_is_refused_naming_the_node():
+    model = make_model([node("Einsum", ["a", "b"], ["y"], equation="ij,ij->i", name="e")],
+                       {"a": randn(2, 3), "b": randn(1, 3)}, ["y"])
+    with pytest.raises(LaminaError, match=r"'e'.*label 'i' has sizes 2 and 1 \(broadcasting is not supported\)"):
+        imported(model)

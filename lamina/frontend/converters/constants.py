@@ -45,3 +45,15 @@ def convert_constant_of_shape(n: NodeEmitter):
     value = n.attr("value")
     fill = np.zeros(1, np.float32) if value is None else tensor_value(value).reshape(-1)
     return n.splat(TensorSpec(tuple(n.static_ints(0)), fill.dtype), fill[0].item())
+
+
+converter("Range", graph_ops=("constant",), static_inputs={0: "start", 1: "limit", 2: "delta"},
+          notes="Constant `start`, `limit` and `delta` (the result's length depends on them): a `graph.constant`."
+          )(_known_output)
+
+
+@converter("EyeLike", graph_ops=("constant",),
+           notes="`k`, `dtype`: a `graph.constant` (only the input's static shape is read).")
+def convert_eye_like(n: NodeEmitter):
+    rows, columns = n.input_spec(0).shape
+    return n.constant(np.eye(rows, columns, k=n.attr("k", 0), dtype=n.output_spec(0).dtype))

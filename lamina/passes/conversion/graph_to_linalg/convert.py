@@ -38,7 +38,7 @@ class ConvertGraphToLinalg(Pass):
     `graph.splat` become `arith.constant`s, and every other graph op is
     replaced by what its registered converter builds (`registry.py`), at the
     op's location. Every value has its CPU storage type (`storage.py`:
-    booleans and ui8 as i8), arguments and results included. The function
+    booleans as i8, unsigned as signless), arguments and results included. The function
     gets `llvm.emit_c_interface` so the ExecutionEngine can call it with
     memref descriptors. No Lamina op is left: upstream `mlir-opt` reads the
     result without Lamina's dialects.

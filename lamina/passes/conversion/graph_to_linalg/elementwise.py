@@ -3,8 +3,8 @@
 The graph broadcasts explicitly, so every operand of an element-wise op has
 the result's shape and one identity-mapped generic suffices. Bodies follow
 the reference kernels (`lamina/kernels/graph_kernels.py`) for every element type.
-Elements are in their CPU storage form (`storage.py`: booleans and ui8 as
-i8), so `Scalars` knows each value's graph dtype and picks the signed,
+Elements are in their CPU storage form (`storage.py`: booleans as i8,
+unsigned integers as signless ones), so `Scalars` knows each value's graph dtype and picks the signed,
 unsigned or boolean arith op accordingly.
 """
 
@@ -108,7 +108,9 @@ class Scalars:
         if self.kind == "f":
             return math.powf(a, b)
         if self.kind != "i":
-            wide = ir.IntegerType.get_signless(64)  # unsigned: exact modulo 2^8 through i64
+            wide = ir.IntegerType.get_signless(64)  # unsigned: exact modulo 2^width through i64
+            if self.element == wide:
+                return math.ipowi(a, b)
             return arith.trunci(self.element, math.ipowi(arith.extui(wide, a), arith.extui(wide, b)))
         zero, one = self.constant(0), self.constant(1)
         negative = self.compare("lt", b, zero)
@@ -144,7 +146,7 @@ class Scalars:
         if target_kind == "b":
             return self.from_truth(self.truth(x))
         if x.type == element and self.kind != "f":
-            return x  # same bits: bool -> i8/ui8, i8 <-> ui8
+            return x  # same bits: bool -> i8/ui8, iN <-> uiN
         unsigned_source = self.kind in "ub"
         if self.kind == "f" and target_kind == "f":
             if ir.FloatType(element).width > ir.FloatType(x.type).width:

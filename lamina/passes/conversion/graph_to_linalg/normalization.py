@@ -15,7 +15,7 @@ from mlir.dialects import arith, math, tensor
 from lamina.dialects.irdl import OpView
 
 from .builders import PARALLEL, REDUCTION, affine_map, dims, filled, generic, identity_map, map_elements, pad, scalar
-from .elementwise import operand_scalars
+from .elementwise import Scalars, operand_scalars
 from .reductions import extreme, map_with, mean, reduce, spread
 from .registry import converts
 from .storage import result_type
@@ -23,7 +23,8 @@ from .storage import result_type
 
 @converts("softmax")
 def _softmax(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
-    """exp(x - max) / sum(exp(x - max)) along `axis`, as the kernel computes it."""
+    """exp(x - max) / sum(exp(x - max)) along `axis`, as the kernel computes it (NumPy sums float16
+    in f32 and rounds once)."""
     (x,) = operands
     axes = [op.attr("axis")]
     s = operand_scalars(op)
@@ -32,6 +33,11 @@ def _softmax(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     largest = reduce(x, axes, s, extreme(s, largest=False), s.max)
     exponentials = map_with(type_, [(x, identity), spread(largest, type_.rank, axes)],
                             lambda e, m: math.exp(arith.subf(e, m)))
+    if isinstance(type_.element_type, ir.F16Type):
+        f32 = Scalars(np.dtype(np.float32))
+        total = reduce(exponentials, axes, f32, 0, lambda e, acc: arith.addf(arith.extf(f32.element, e), acc))
+        return [map_with(type_, [(exponentials, identity), spread(total, type_.rank, axes)],
+                         lambda e, t: arith.divf(e, arith.truncf(type_.element_type, t)))]
     total = reduce(exponentials, axes, s, 0, s.add)
     return [map_with(type_, [(exponentials, identity), spread(total, type_.rank, axes)], arith.divf)]
 

@@ -74,9 +74,11 @@ def map_with(result_type: ir.RankedTensorType, operands: Sequence[tuple[ir.Value
 
 
 def extreme(s: Scalars, largest: bool):
-    """The identity of max (largest=False) or min (largest=True): -inf/+inf or the integer range's end."""
+    """The identity of max (largest=False) or min (largest=True): -inf/+inf, true/false or the integer range's end."""
     if s.kind == "f":
         return float("inf") if largest else float("-inf")
+    if s.kind == "b":
+        return largest
     info = np.iinfo(s.dtype)
     return info.max if largest else info.min
 

@@ -137,20 +137,28 @@ def insert(source: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value
 
 @converts("concat")
 def _concat(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
+    """Both operands inserted into an empty result; an empty operand adds nothing (and its offset, the
+    dimension's end, is one insert_slice refuses)."""
     lhs, rhs = operands
     axis = op.attr("axis")
     offsets = [0] * _type(lhs).rank
-    joined = insert(lhs, empty(result_type(op)), offsets)
-    offsets[axis] = _type(lhs).shape[axis]
-    return [insert(rhs, joined, offsets)]
+    joined = empty(result_type(op))
+    for part in (lhs, rhs):
+        if 0 not in _type(part).shape:
+            joined = insert(part, joined, offsets)
+        offsets[axis] += _type(part).shape[axis]
+    return [joined]
 
 
 @converts("slice")
 def _slice(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
-    """Forward slices are `tensor.extract_slice`; a backward step reads `start + step * i` in a generic."""
+    """Forward slices are `tensor.extract_slice`; a backward step reads `start + step * i` in a generic.
+    An empty slice is an empty tensor (its start may be the dimension's end, which extract_slice refuses)."""
     (value,) = operands
     starts, steps = op.attr("starts"), op.attr("steps")
     result = result_type(op)
+    if 0 in result.shape:
+        return [empty(result)]
     if all(step > 0 for step in steps):
         return [tensor.extract_slice(result, value, [], [], [], list(starts), list(result.shape), list(steps))]
     rank = result.rank

@@ -1,12 +1,13 @@
-"""How graph values are stored on the CPU path: booleans and ui8 as signless i8.
+"""How graph values are stored on the CPU path: booleans as i8, unsigned integers as signless ones.
 
 `arith` computes on signless integers only, and upstream's memref-to-LLVM
 lowering cannot store i1 elements (it asserts, aborting the process), so a
 graph `i1` lives as i8 bytes holding 0 or 1 (NumPy's own bool layout) and a
-`ui8` as the same bits in an i8. Every other element type is stored as it
-is. The signedness a `ui8` loses is carried by the converters
-(`elementwise.Scalars` picks unsigned ops from the graph dtype), and the
-executor passes bool and uint8 arrays as int8 views of the same bytes.
+`ui8`..`ui64` as the same bits in the signless integer of its width. Every
+other element type is stored as it is. The signedness an unsigned type loses
+is carried by the converters (`elementwise.Scalars` picks unsigned ops from
+the graph dtype), and the executor passes bool and unsigned arrays as views
+of the same bytes.
 
 Everything that meets a graph type on the CPU path goes through
 `storage_dtype`: the function signature, constants, each converted op's
@@ -21,13 +22,12 @@ from mlir import ir
 from lamina.dialects.irdl import OpView
 from lamina.dialects.types import TensorSpec, spec_of, to_mlir
 
-_AS_INT8 = (np.dtype(np.bool_), np.dtype(np.uint8))
-
-
 def storage_dtype(dtype) -> np.dtype:
-    """The dtype holding a graph dtype's elements on the CPU path (bool and uint8 as int8)."""
+    """The dtype holding a graph dtype's elements on the CPU path (bool as int8, uintN as intN)."""
     dtype = np.dtype(dtype)
-    return np.dtype(np.int8) if dtype in _AS_INT8 else dtype
+    if dtype == np.bool_:
+        return np.dtype(np.int8)
+    return np.dtype(f"i{dtype.itemsize}") if dtype.kind == "u" else dtype
 
 
 def storage_type(graph_type: TensorSpec | ir.Type) -> ir.RankedTensorType:
