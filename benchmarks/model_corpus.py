@@ -80,8 +80,12 @@ def accuracy(actual: np.ndarray, reference: np.ndarray) -> tuple[float, float]:
 
 
 def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray], arch: str | None,
-              workdir: Path, levels: tuple[str, ...] = LEVELS) -> Outcome:
-    """Everything about one ONNX file: oracle, import, and each level against the oracle."""
+              workdir: Path, levels: tuple[str, ...] = LEVELS,
+              calibration: dict[str, np.ndarray] | None = None) -> Outcome:
+    """Everything about one ONNX file: oracle, import, and each level against the oracle.
+
+    `calibration` (per input, a leading sample axis) is what the accelerator's formats are calibrated on, as
+    a user passes `--calibration-inputs`; without it, `lamina-compile`'s seeded U[0, 1) samples."""
     outcome = Outcome(name, source)
     try:
         session = onnxruntime.InferenceSession(str(path), providers=["CPUExecutionProvider"])
@@ -101,7 +105,7 @@ def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray],
     outcome.imported = True
     runners = {"graph": lambda: interpret(module, inputs),
                "cpu": lambda: cpu_executor.compile_model(module).run(inputs),
-               "accelerator": lambda: _accelerate(path, arch, workdir / name, shapes, inputs)}
+               "accelerator": lambda: _accelerate(path, arch, workdir / name, shapes, inputs, calibration)}
     for level, run in runners.items():
         if level not in levels or (level == "accelerator" and not arch):
             continue
@@ -112,8 +116,14 @@ def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray],
     return outcome
 
 
-def _accelerate(path: Path, arch: str, outdir: Path, shapes, inputs) -> dict[str, np.ndarray]:
-    compile_model(path, arch, outdir, input_shapes=shapes)
+def _accelerate(path: Path, arch: str, outdir: Path, shapes, inputs,
+                calibration: dict[str, np.ndarray] | None) -> dict[str, np.ndarray]:
+    samples = None
+    if calibration is not None:
+        outdir.mkdir(parents=True, exist_ok=True)
+        samples = str(outdir / "calibration.npz")
+        np.savez(samples, **calibration)
+    compile_model(path, arch, outdir, input_shapes=shapes, calibration_inputs=samples)
     return tcu_simulator.simulate(str(outdir / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs
 
 
@@ -127,9 +137,16 @@ def corpus_outcomes(names: list[str], arch: str | None, workdir: Path, levels: t
         source = f"{spec.family}; torch.onnx {exporter}, opset {spec.opset}" + (", dynamic axes" if spec.dynamic else "")
         path = corpus_models.export(spec, workdir)
         inputs = spec.inputs(np.random.default_rng(corpus_models.SEED))
-        outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir, levels))
+        outcomes.append(_timed(run_model, spec.name, source, path, inputs, arch, workdir, levels,
+                               _calibration_samples(spec)))
         written()
     return outcomes
+
+
+def _calibration_samples(spec, count: int = 8) -> dict[str, np.ndarray]:
+    """`count` inputs drawn like the measured one (the model's own input distribution) from other seeds."""
+    draws = [spec.inputs(np.random.default_rng(corpus_models.SEED + 100 + k)) for k in range(count)]
+    return {name: np.stack([draw[name] for draw in draws]) for name in draws[0]}
 
 
 def light_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
