@@ -21,6 +21,7 @@ from lamina.dialects.hir import HIR
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec
 from lamina.driver.compiler import compile_model
+from lamina.driver.summary import summary_text
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.formats import seeded_samples
 from lamina.runtime.calibration import value_ranges
@@ -176,6 +177,25 @@ def test_a_weight_that_fits_no_format_names_the_tensor(tmp_path):
             initializer.CopyFrom(numpy_helper.from_array(np.full((16, 16, 1, 1), 5e4, np.float32), "pw"))
     with pytest.raises(LaminaError, match=r"the weights of node 'pointwise': range \[-50000, 50000\] fits no 16-bit format"):
         compile_model(_saved(model, tmp_path), "pynq-z1", tmp_path / "out", check=False, samples=1)
+
+
+def test_a_one_dimensional_convolution_runs_on_the_host_and_agrees_with_onnxruntime(tmp_path):
+    """The array takes 2-D convolutions only; a Conv1d (speech models' front ends) used to crash the weight
+    splitter, which assumed a 4-D filter, before the partition sent it to the host."""
+    rng = np.random.default_rng(0)
+    weights = [numpy_helper.from_array((rng.standard_normal((8, 4, 3)) * 0.3).astype(np.float32), "w"),
+               numpy_helper.from_array(rng.standard_normal(8).astype(np.float32), "b")]
+    graph = helper.make_graph(
+        [helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1], name="conv1d"),
+         helper.make_node("Relu", ["c"], ["y"])], "conv1d",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 4, 16])],
+        [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)], initializer=weights)
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)], ir_version=8)
+    summary = compile_model(_saved(model, tmp_path), "pynq-z1", tmp_path / "out", samples=2).summary
+    text = summary_text(summary)
+    assert "graph.convolution" in text and "host-0.mlir" in text
+    (output,) = summary.accuracy.outputs
+    assert output.cosine_min > 0.99999, output
 
 
 def _saved(model: onnx.ModelProto, directory) -> str:

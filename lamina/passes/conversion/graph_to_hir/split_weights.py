@@ -36,6 +36,8 @@ def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> b
     for op in ops:
         if not has_trait(op, LAYER) or not all(is_constant_view(value) for value in op.operands[1:]):
             continue
+        if op_name(op) == "convolution" and len(spec_of(op.operands[1].type).shape) != 4:
+            continue  # 1-D and 3-D convolutions run on the host (the partition's rank rule)
         if op_name(op) == "convolution" and GRAPH.view(op).attr("group") != 1:
             continue  # block-diagonal tiles: too large ones are reported by the memory manager
         per_tile = _vectors_per_channel_tile(op, lanes)
