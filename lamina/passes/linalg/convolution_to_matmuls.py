@@ -22,14 +22,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
-                                                               multiply_accumulate, pad, sign_extended,
-                                                               tensor_type)
+                                                               multiply_accumulate, pad, tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
+from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
 from lamina.passes.registry import Pass, register_pass
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -119,9 +118,9 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     if kind == "linalg.conv_2d_ngchw_gfchw":
         group, filters_per_group, per_group = filter_shape[:3]
         padded_filters = filters_per_group
-        if largest_divisor(filters_per_group, FILTER_ROWS) < MIN_ROW_TILE and _constant(filter_) is not None:
+        if largest_divisor(filters_per_group, FILTER_ROWS) < MIN_ROW_TILE and constant_elements(filter_) is not None:
             padded_filters = _ceil_div(filters_per_group, FILTER_ROWS) * FILTER_ROWS
-    weights = _taps_first(filter_, padded_filters)  # [kh, kw, *tap]
+    weights = taps_first(filter_, padded_filters)  # [kh, kw, *tap]
     tap_shape = list(tensor_type(weights.type).shape[2:])
     phases: dict[tuple[int, int], ir.Value] = {}
     for a in sorted({dh * i % sh for i in range(kh)}):
@@ -316,108 +315,6 @@ def _grouped_positions_init(init: ir.Value, group: int, padded_filters: int, wq:
     return _zero_padded(flat, [0, 0, 0], [group, padded_filters, length])
 
 
-def _constant(value: ir.Value) -> ir.DenseElementsAttr | None:
-    """The elements of a dense `arith.constant` (through reshapes: same elements in order), else None."""
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.operation.name in ("tensor.expand_shape", "tensor.collapse_shape"):
-        owner = owner.operation.operands[0].owner
-    if isinstance(owner, ir.OpView) and owner.operation.name == "arith.constant":
-        attr = owner.operation.attributes["value"]
-        if isinstance(attr, ir.DenseElementsAttr):
-            return ir.DenseElementsAttr(attr)
-    return None
-
-
-def _taps_first(filter_: ir.Value, rows: int | None = None) -> ir.Value:
-    """A [..., kh, kw] filter as [kh, kw, ...]: each tap a contiguous block ([filters, channels] for a
-    convolution, [groups, filters, channels] grouped, [channels] depthwise).
-
-    A constant filter (the usual case: weights) is transposed at compile time,
-    and a grouped one padded with zero filters to `rows` filters per group.
-    """
-    filter_type = tensor_type(filter_.type)
-    shape = list(filter_type.shape)
-    lead, kernel = shape[:-2], shape[-2:]
-    if len(lead) == 3 and rows is not None:
-        lead[1] = rows
-    transposed = ir.RankedTensorType.get([*kernel, *lead], filter_type.element_type)
-    rank = len(shape)
-    order = [rank - 2, rank - 1, *range(rank - 2)]
-    attr = _constant(filter_)
-    if attr is not None:
-        if attr.is_splat and lead == shape[:-2]:
-            return arith.constant(transposed, ir.DenseElementsAttr.get_splat(transposed, attr.get_splat_value()))
-        array = _constant_array(attr, shape)
-        array = np.ascontiguousarray(array.transpose(order))
-        if list(array.shape) != [*kernel, *lead]:
-            widths = [(0, 0)] * rank
-            widths[3] = (0, lead[1] - array.shape[3])
-            array = np.pad(array, widths)
-        return arith.constant(transposed, ir.DenseElementsAttr.get(array, type=filter_type.element_type))
-    transpose = linalg.transpose(filter_, outs=[tensor.empty([*kernel, *shape[:-2]], filter_type.element_type)],
-                                 permutation=order)
-    return transpose.results[0]
-
-
-def _constant_array(attr: ir.DenseElementsAttr, shape: list[int]) -> np.ndarray:
-    """A dense float or integer constant's elements as an array of `shape`."""
-    if attr.is_splat:
-        splat = attr.get_splat_value()
-        if is_float(splat.type):
-            return np.full(shape, ir.FloatAttr(splat).value, np.float32)
-        return np.full(shape, ir.IntegerAttr(splat).value, np.dtype(f"int{ir.IntegerType(splat.type).width}"))
-    dense = ir.DenseFPElementsAttr(attr) if is_float(attr.type.element_type) else ir.DenseIntElementsAttr(attr)
-    return np.array(dense).reshape(shape)
-
-
-def _widened(value: ir.Value, wide: ir.Type) -> ir.Value:
-    """An integer tensor sign-extended to the accumulator's type `wide` (a constant at compile time); a
-    tensor of that type already is returned as it is."""
-    type_ = tensor_type(value.type)
-    if type_.element_type == wide:
-        return value
-    result_type = ir.RankedTensorType.get(type_.shape, wide)
-    attr = _constant(value)
-    if attr is not None:
-        array = _constant_array(attr, list(type_.shape)).astype(f"int{ir.IntegerType(wide).width}")
-        return arith.constant(result_type, ir.DenseElementsAttr.get(array, type=wide))
-    return sign_extended(value, wide)
-
-
-def _is_zero(attr: ir.Attribute) -> bool:
-    """Whether a scalar constant is 0 (float or integer: a zero padding of either kind)."""
-    if isinstance(attr, ir.FloatAttr):
-        return ir.FloatAttr(attr).value == 0.0
-    return isinstance(attr, ir.IntegerAttr) and ir.IntegerAttr(attr).value == 0
-
-
-def _zero_padding(value: ir.Value) -> tuple[ir.Value, tuple[int, int]]:
-    """The unpadded input and its (top, left) padding when `value` is a static zero `tensor.pad` of
-    spatial dims only; else `value` itself, unpadded."""
-    owner = value.owner
-    if not (isinstance(owner, ir.OpView) and owner.operation.name == "tensor.pad"):
-        return value, (0, 0)
-    op = owner.operation
-    low, high = (list(ir.DenseI64ArrayAttr(op.attributes[n])) for n in ("static_low", "static_high"))
-    yielded = list(op.regions[0].blocks[0].operations)[-1].operands[0]
-    constant = yielded.owner
-    if (len(op.operands) != 1 or any(low[:2]) or any(high[:2]) or min(low + high) < 0
-            or not (isinstance(constant, ir.OpView) and constant.operation.name == "arith.constant")
-            or not _is_zero(constant.operation.attributes["value"])):
-        return value, (0, 0)
-    return op.operands[0], (low[2], low[3])
-
-
-def _ungrouped(value: ir.Value) -> ir.Value:
-    """[n, groups, channels, h, w] as [n, groups x channels, h, w] (the expand_shape's source if it is one)."""
-    n, group, per_group, height, width = tensor_type(value.type).shape
-    owner = value.owner
-    if (isinstance(owner, ir.OpView) and owner.operation.name == "tensor.expand_shape"
-            and tensor_type(owner.operation.operands[0].type).shape == [n, group * per_group, height, width]):
-        return owner.operation.operands[0]
-    return collapse(value, [n, group * per_group, height, width], [[0], [1, 2], [3], [4]])
-
-
 def _element_types(convolution: ir.Operation) -> tuple[str, str, str]:
     """(data, filter, init) element types of a convolution, as text."""
     return tuple(str(tensor_type(v.type).element_type) for v in convolution.operands[:3])
@@ -466,10 +363,10 @@ def _matmul_convolutions(op: ir.Operation) -> None:
             data, filter_, init = convolution.operands
             kind = convolution.name
             if kind == "linalg.conv_2d_ngchw_gfchw":  # back to [n, channels, h, w] and [n, filters, oh, ow]
-                data, init = _ungrouped(data), _ungrouped(init)
-            data, pads = _zero_padding(data)
+                data, init = ungrouped(data), ungrouped(init)
+            data, pads = zero_padding(data)
             wide = tensor_type(init.type).element_type
-            data, filter_ = _widened(data, wide), _widened(filter_, wide)
+            data, filter_ = widened(data, wide), widened(filter_, wide)
             strides = list(ir.DenseIntElementsAttr(convolution.attributes["strides"]))
             dilations = list(ir.DenseIntElementsAttr(convolution.attributes["dilations"]))
             images = tensor_type(data.type).shape[0]
