@@ -85,6 +85,11 @@ def is_fused_flatten(op: ir.Operation, on_accelerator: Callable[[ir.Operation], 
                                  for user in readers)
 
 
+def why_on_host(op: ir.Operation) -> str | None:
+    """Why a computing op other than a reshape runs on the host, or None if the accelerator runs it."""
+    return backend_named("accelerator").why_unsupported(GRAPH.view(op)) or _why_no_hir_form(op)
+
+
 def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     """For every computing op: None if it runs on the accelerator, else why it runs on the host.
 
@@ -92,11 +97,10 @@ def classify(ops: list[ir.Operation]) -> dict[ir.Operation, str | None]:
     accelerated layer (a layout-keeping alias, or a flatten fused into
     fully-connected layers); a reshape the host or an output reads runs on the host.
     """
-    accelerator = backend_named("accelerator")
     verdicts: dict[ir.Operation, str | None] = {}
     for op in ops:
         if computes(op) and op_name(op) != "reshape":
-            verdicts[op] = accelerator.why_unsupported(GRAPH.view(op)) or _why_no_hir_form(op)
+            verdicts[op] = why_on_host(op)
     for op in reversed(ops):  # readers first: a reshape may feed another
         if computes(op) and op_name(op) == "reshape":
             verdicts[op] = _reshape_verdict(op, verdicts)

@@ -27,6 +27,7 @@ from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
 from lamina.passes.graph.rewriting import create_before, create_constant, erase_unused_producers, replace_op
 
 from .graph_values import flattened_image
+from .partition import why_on_host
 
 def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> bool:
     """Split every layer whose weights exceed a page; True if the module changed."""
@@ -36,8 +37,8 @@ def split_large_layers(ops: list[ir.Operation], architecture: Architecture) -> b
     for op in ops:
         if not has_trait(op, LAYER) or not all(is_constant_view(value) for value in op.operands[1:]):
             continue
-        if op_name(op) == "convolution" and len(spec_of(op.operands[1].type).shape) != 4:
-            continue  # 1-D and 3-D convolutions run on the host (the partition's rank rule)
+        if why_on_host(op) is not None:
+            continue  # the host has no weight pages (a 1-D or 3-D convolution, say)
         if op_name(op) == "convolution" and GRAPH.view(op).attr("group") != 1:
             continue  # block-diagonal tiles: too large ones are reported by the memory manager
         per_tile = _vectors_per_channel_tile(op, lanes)
