@@ -12,8 +12,8 @@ same results and saturation counts as one-by-one execution:
   window of the stream of pushed vectors.
 - MatMuls read local memory after all of the run's DataMoves: `_run_end` ends a run before a DataMove that
   overwrites a row an earlier MatMul of the run read (a write after read).
-- MatMul outputs are exact float64 sums rounded by `rint` (ties to even) where that is exact. The MatMuls
-  writing the same accumulator rows add up at once when no partial sum saturates, else one by one.
+- MatMuls of one size run as one stacked product (`DataType.matmul`). The MatMuls writing the same
+  accumulator rows add up at once when no partial sum saturates, else one by one.
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 _ROWS_PER_RUN = 1 << 20  # MatMul vectors x inputs per run: bounds the run's float64 arrays (128 MB each)
 _ROWS_PER_PRODUCT = 1 << 10  # OpenBLAS multiplies up to this many rows by N x N on one thread: on a busy
 # machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s)
-_EXACT_FLOAT_SHIFT = 37  # FP16 sums of 16 products plus a shifted bias stay exact in float64 up to this shift
 _INTO_LOCAL = (int(DataMoveKind.DRAM0_TO_LOCAL), int(DataMoveKind.DRAM1_TO_LOCAL))
 
 
@@ -193,22 +192,13 @@ class _ArrayRun:
         inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
         inputs[:, zeroes] = 0
         weights = stream[:, ends[:, None] - 1 - np.arange(self.n + 1)]  # (inputs, MatMuls, N + 1, N)
-        machine = self.machine
-        shift = machine.shifts[ConfigRegister.ARRAY_SHIFT]
-        data_type = machine.data_type
-        if data_type.width > 16 or shift > _EXACT_FLOAT_SHIFT:
-            return data_type.matmul(inputs, weights[:, :, 1:], weights[:, :, :1], shift)
-        inputs, scaled = inputs.astype(np.float64), weights[:, :, 1:].astype(np.float64) * 2.0 ** -shift
-        sums = np.empty(inputs.shape)
+        shift = self.machine.shifts[ConfigRegister.ARRAY_SHIFT]
+        products = np.empty(inputs.shape, np.int64)
         for start in range(0, size, _ROWS_PER_PRODUCT):
-            np.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], scaled,
-                      out=sums[:, :, start:start + _ROWS_PER_PRODUCT])
-        sums += weights[:, :, :1]
-        np.rint(sums, out=sums)
-        low, high = sums.min(initial=0), sums.max(initial=0)
-        if low < data_type.minimum or high > data_type.maximum:
-            return data_type.saturate(sums.astype(np.int64))
-        return sums
+            block = slice(start, start + _ROWS_PER_PRODUCT)
+            products[:, :, block] = self.machine.data_type.matmul(inputs[:, :, block], weights[:, :, 1:],
+                                                                  weights[:, :, :1], shift)
+        return products
 
 
 def _one_by_one(machine: Machine, order: np.ndarray, results: list[np.ndarray], accumulator_rows: list[np.ndarray],

@@ -142,10 +142,10 @@ class _CountingDataType(DataType):
 
     def saturate(self, q: np.ndarray) -> np.ndarray:
         q = np.asarray(q, dtype=np.int64)
-        clipped = int(np.count_nonzero((q < self.minimum) | (q > self.maximum)))
-        if clipped:
-            self.counts.add(clipped)
-        return super().saturate(q)
+        if q.size and (q.min() < self.minimum or q.max() > self.maximum):  # two reductions: cheaper than counting
+            self.counts.add(int(np.count_nonzero((q < self.minimum) | (q > self.maximum))))
+            return super().saturate(q)
+        return q
 
 
 class Machine:

@@ -17,7 +17,7 @@ from lamina.runtime.tcu_machine import Machine
 from lamina.runtime.tcu_simd_runs import SimdFields, SimdRuns
 from lamina.runtime.tcu_simulator import simulate_samples
 from lamina.target.tcu.architecture import Architecture
-from lamina.target.tcu.fixed_point import FP16BP8
+from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
 from lamina.target.tcu.program import ConfigRegister, DataMoveKind, ProgramBuilder, SimdOp
 
 N = 4
@@ -240,3 +240,37 @@ def test_inputs_simulated_together_equal_the_hir_executor(arch, channels, size, 
         for opcode, count in single.saturations.items():
             totals[opcode] = totals.get(opcode, 0) + count
     assert results[0].saturations == totals
+
+
+def _exact_matmul(inputs: np.ndarray, weights: np.ndarray, bias: np.ndarray, shift: int, data_type) -> np.ndarray:
+    """Python integers: the sum plus the shifted bias, rounded to nearest even at `shift`, saturated."""
+    def rounded(value: int) -> int:
+        floor = value >> shift
+        remainder, half = value - (floor << shift), (1 << shift) >> 1
+        up = shift > 0 and (remainder > half or (remainder == half and floor & 1))
+        return min(max(floor + up, data_type.minimum), data_type.maximum)
+
+    return np.array([[rounded(sum(int(x) * int(w) for x, w in zip(row, column)) + (int(b) << shift))
+                      for column, b in zip(weights.T, bias)] for row in inputs])
+
+
+@settings(max_examples=100, deadline=None)
+@given(seed=st.integers(0, 2**16), lanes=st.sampled_from([4, 16, 32]), case=st.sampled_from([
+    (FP16BP8, 47, 256), (FP16BP8, 47, MAX + 1), (FP32BP16, 24, 1 << 28)]), data=st.data())
+def test_matmul_in_float_equals_the_integer_definition(seed, lanes, case, data):
+    """`DataType.matmul` (its float path where exact, else int64) against Python integers."""
+    data_type, max_shift, scale = case
+    shift = data.draw(st.integers(0, max_shift))
+    rng = np.random.default_rng(seed)
+    inputs, weights = rng.integers(-scale, scale, (3, lanes)), rng.integers(-scale, scale, (lanes, lanes))
+    bias = rng.integers(-scale, scale, lanes)
+    np.testing.assert_array_equal(data_type.matmul(inputs, weights, bias, shift),
+                                  _exact_matmul(inputs, weights, bias, shift, data_type))
+
+
+def test_matmul_just_above_a_tie_rounds_up_in_32_bits():
+    """2^54 + 2^29 + 1 at shift 30 is just above 2^24 + 1/2: float64 would drop the 1 and round to even."""
+    inputs = np.array([[1 << 27, 1 << 15, 1, 0]])
+    weights = np.zeros((4, 4), np.int64)
+    weights[:3, 0] = [1 << 27, 1 << 14, 1]
+    assert FP32BP16.matmul(inputs, weights, np.zeros(4, np.int64), 30)[0, 0] == (1 << 24) + 1
