@@ -27,7 +27,7 @@ from lamina.target.tcu.program import ConfigRegister, DataMoveKind, LoadWeightFl
 if TYPE_CHECKING:
     from .tcu_machine import Machine
 
-_ROWS_PER_RUN = 1 << 20  # MatMul vectors x inputs per run: bounds the run's float64 arrays (128 MB each)
+_ROWS_PER_RUN = 1 << 16  # MatMul vectors x inputs per run: bounds the run's arrays (8 MB each), which stay in
 _ROWS_PER_PRODUCT = 1 << 10  # OpenBLAS multiplies up to this many rows by N x N on one thread: on a busy
 # machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s)
 _INTO_LOCAL = (int(DataMoveKind.DRAM0_TO_LOCAL), int(DataMoveKind.DRAM1_TO_LOCAL))
@@ -190,15 +190,14 @@ class _ArrayRun:
         rows = f.op0[matmul][:, None] + (np.arange(size) << f.stride0[matmul][:, None])
         zeroes = (f.flags[matmul] & MatMulFlag.ZEROES) != 0
         inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
-        inputs[:, zeroes] = 0
+        if zeroes.any():
+            inputs[:, zeroes] = 0
         weights = stream[:, ends[:, None] - 1 - np.arange(self.n + 1)]  # (inputs, MatMuls, N + 1, N)
         shift = self.machine.shifts[ConfigRegister.ARRAY_SHIFT]
-        products = np.empty(inputs.shape, np.int64)
-        for start in range(0, size, _ROWS_PER_PRODUCT):
-            block = slice(start, start + _ROWS_PER_PRODUCT)
-            products[:, :, block] = self.machine.data_type.matmul(inputs[:, :, block], weights[:, :, 1:],
-                                                                  weights[:, :, :1], shift)
-        return products
+        blocks = [self.machine.data_type.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], weights[:, :, 1:],
+                                                weights[:, :, :1], shift)
+                  for start in range(0, size, _ROWS_PER_PRODUCT)]
+        return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=2)
 
 
 def _one_by_one(machine: Machine, order: np.ndarray, results: list[np.ndarray], accumulator_rows: list[np.ndarray],

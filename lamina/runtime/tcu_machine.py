@@ -141,7 +141,8 @@ class _CountingDataType(DataType):
     counts: SaturationCounts = field(compare=False)
 
     def saturate(self, q: np.ndarray) -> np.ndarray:
-        q = np.asarray(q, dtype=np.int64)
+        """Values already in range come back as they are (MatMul sums stay float64 until stored)."""
+        q = np.asarray(q)
         if q.size and (q.min() < self.minimum or q.max() > self.maximum):  # two reductions: cheaper than counting
             self.counts.add(int(np.count_nonzero((q < self.minimum) | (q > self.maximum))))
             return super().saturate(q)

@@ -84,16 +84,17 @@ class SimdRuns:
         self.flags = chunk["flags"].tolist()
         self.read, self.write = chunk["op1"].tolist(), chunk["op0"].tolist()
         self.left, self.right, self.dest = simd.left.tolist(), simd.right.tolist(), simd.dest.tolist()
-        self.lengths = [candidate_lengths(chunk, period).tolist() for period in range(1, MAX_PERIOD + 1)]
+        self.lengths = np.stack([candidate_lengths(chunk, period) for period in range(1, MAX_PERIOD + 1)])
 
     def at(self, start: int) -> SimdRun:
         """The longest batchable run from `start` (one block of one instruction if there is none)."""
-        candidates = sorted((-(length // period * period), period) for period, length in
-                            enumerate((lengths[start] for lengths in self.lengths), 1) if length >= 2 * period)
+        lengths = self.lengths[:, start].tolist()
+        candidates = sorted((-(length // period * period), period) for period, length in enumerate(lengths, 1)
+                            if length >= 2 * period)
         for _, period in candidates:  # the most instructions covered, then the shortest period
             if not self._registers_defined_before_use(start, period):
                 continue
-            blocks = self._blocks_without_conflict(start, period, self.lengths[period - 1][start] // period)
+            blocks = self._blocks_without_conflict(start, period, lengths[period - 1] // period)
             if blocks >= 2:
                 return SimdRun(start, period, blocks)
         return SimdRun(start, 1, 1)
