@@ -81,6 +81,10 @@ def _run_end(fields: _Fields, inputs: int) -> int:
     moves = np.flatnonzero((fields.opcode[:end] == Opcode.DATA_MOVE))
     if len(reading) == 0 or len(moves) == 0:
         return end
+    # MatMuls of different output tiles read the same rows: the first MatMul reading each range is enough
+    _, first = np.unique((fields.op0[reading] << 32) | (fields.stride0[reading] << 24) | fields.op2[reading],
+                         return_index=True)
+    reading = reading[first]
     owner, read_rows = strided_vectors(fields.op0[reading], fields.stride0[reading], fields.op2[reading] + 1)
     first_read = np.full(int(read_rows.max()) + 1, end, np.int64)
     np.minimum.at(first_read, read_rows, reading[owner])
