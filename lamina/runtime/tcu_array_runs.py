@@ -193,9 +193,11 @@ class _ArrayRun:
         f = self.fields
         rows = f.op0[matmul][:, None] + (np.arange(size) << f.stride0[matmul][:, None])
         zeroes = (f.flags[matmul] & MatMulFlag.ZEROES) != 0
-        inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
         if zeroes.any():
+            inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
             inputs[:, zeroes] = 0
+        else:
+            inputs = self.local[:, rows]
         weights = stream[:, ends[:, None] - 1 - np.arange(self.n + 1)]  # (inputs, MatMuls, N + 1, N)
         shift = self.machine.shifts[ConfigRegister.ARRAY_SHIFT]
         blocks = [self.machine.data_type.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], weights[:, :, 1:],

@@ -23,7 +23,7 @@ import numpy as np
 
 from lamina.target.tcu.program import Opcode, SimdFlag, unpack_simd
 
-MAX_PERIOD = 12  # a 3x3 pool is 9; longer blocks are rare enough to run one instruction at a time
+MAX_PERIOD = 9  # a 3x3 pool; longer blocks (a 7x7 average pool) run one instruction at a time
 
 
 @dataclass(frozen=True)
