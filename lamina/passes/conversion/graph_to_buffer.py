@@ -13,6 +13,7 @@ from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
 
+from .graph_to_buffer_regions import generate_region_op, with_nested
 from .naming import UniqueNames, location_name
 
 
@@ -45,6 +46,10 @@ class ConvertGraphToBuffer(Pass):
     the graph op it comes from; allocs and constants are named after it,
     uniquely.
 
+    - `graph.if`, `graph.loop`, `graph.scan` -> `buffer.if`, `buffer.loop`,
+      `buffer.scan` with their regions' ops generated inside
+      (`graph_to_buffer_regions.py`).
+
     Legal on a model whose function holds only graph ops; anything else in it
     is an error at that op.
     """
@@ -55,13 +60,12 @@ class ConvertGraphToBuffer(Pass):
     def run(self, op: ir.Operation) -> None:
         block = main_function(op).regions[0].blocks[0]
         graph_ops = [child.operation for child in block.operations if child.operation.name != "func.return"]
-        for graph_op in graph_ops:
+        for graph_op in with_nested(graph_ops):
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
-            if len(graph_op.regions) or len(graph_op.results) > 1:
-                raise PassError(f"'{graph_op.name}' has no buffer form (control flow and multi-result ops): unroll "
-                                "loops with a constant trip count (graph-unroll-loops), lower recurrent layers "
+            if len(graph_op.results) > 1 and not len(graph_op.regions):
+                raise PassError(f"'{graph_op.name}' has no buffer form (multi-result ops): lower recurrent layers "
                                 "(graph-lower), or run the model on the CPU path", graph_op.location)
             quantized = [v.type for v in (*graph_op.operands, *graph_op.results) if spec_of(v.type).quant is not None]
             if quantized:
@@ -92,7 +96,7 @@ class _IRGen:
 
     def emit(self) -> None:
         with self.program:
-            for op in self.graph_ops:
+            for op in with_nested(self.graph_ops):  # a region's constants too: read-only, live all the run
                 self._declare(op)
             for op in self.graph_ops:
                 self._generate(op)
@@ -129,7 +133,9 @@ class _IRGen:
         if definition.has(STORAGE):  # a model input or a weight: a buffer of its own, made before
             return
         sources = [self.buffers[value] for value in op.operands]
-        if kind == "save" and self._updated_input(op) is not None:
+        if definition.regions:
+            generate_region_op(self, op)
+        elif kind == "save" and self._updated_input(op) is not None:
             self.updates.append((op, *sources))
         elif kind == "save":
             BUFFER.create("copy", self.output_weights[op], *sources, loc=op.location)
