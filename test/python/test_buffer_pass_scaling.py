@@ -72,7 +72,7 @@ def _count_calls(monkeypatch, module, name: str) -> list:
 
 
 def test_copy_elimination_analyzes_a_concat_log_times(monkeypatch):
-    analyses = _count_calls(monkeypatch, eliminate_copies, "analyze")
+    analyses = _count_calls(monkeypatch, eliminate_copies, "analyze_program")
     model = _concat(32)
     graph, buffers = _to_buffers(model)
     assert len(analyses) <= 10, f"{len(analyses)} analyses for 32 concat inputs (was one per copy)"
