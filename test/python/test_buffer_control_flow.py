@@ -12,13 +12,20 @@ wrong across iterations reads garbage instead of the carried value.
 from __future__ import annotations
 
 import numpy as np
+import onnx
+import onnxruntime as ort
 import pytest
+from onnx import helper, numpy_helper
+from test_control_flow_import import BOOL, CASES, FLOAT, INT64, model, value
 from test_cpu_node_suite import node_test_case
 from test_onnx_node_suite import NodeSuiteBackend
 from test_torch_control_flow import MODELS, assert_close, reference
 
-from lamina.dialects.context import make_context
+from lamina.dialects import buffer_analysis
+from lamina.dialects.context import make_context, print_module
+from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.onnx_importer import import_model
+from lamina.passes.buffer import allocate
 from lamina.passes.pass_manager import run_pipeline
 from lamina.runtime import buffer_interpreter
 
@@ -47,3 +54,115 @@ OnnxBufferControlFlowNodeTests = node_test_case([CONTROL_FLOW_TESTS], BufferNode
 def test_torch_exports_match_onnxruntime_on_buffers(name):
     model, feeds, expected = reference(name)
     assert_close(on_buffers(import_model(model, make_context()))(feeds), expected)
+
+
+# ---------------------------------------------------------------------------
+# Hand-written models against onnxruntime: carried values swapped, a scan
+# along axis 1 with outputs stacked backward, a Loop holding an If, slices at
+# the iteration number, a backward Scan (test_control_flow_import's cases).
+# ---------------------------------------------------------------------------
+
+
+def swap_model() -> onnx.ModelProto:
+    """A Loop whose body swaps its two carried values, adds an outer value to one, and stacks the other."""
+    body = helper.make_graph(
+        [helper.make_node("Add", ["b", "x"], ["b1"]),
+         helper.make_node("Identity", ["condition"], ["keep"]),
+         helper.make_node("Identity", ["a"], ["row"])],
+        "body", [value("i", INT64, ()), value("condition", BOOL, ()), value("a"), value("b")],
+        [value("keep", BOOL, ()), value("b1"), value("a"), value("row")])
+    return model([helper.make_node("Loop", ["trips", "", "x", "y"], ["a_last", "b_last", "rows"], body=body)],
+                 [value("x"), value("y")], [value("a_last"), value("b_last"), value("rows", FLOAT, (5, 3))],
+                 [numpy_helper.from_array(np.array(5, np.int64), "trips")])
+
+
+def scan_axis_model() -> onnx.ModelProto:
+    """A Scan over axis 1 of a [3, 4] input with two states; outputs stacked backward along axis 1."""
+    body = helper.make_graph([helper.make_node("Mul", ["s", "w"], ["sw"]),
+                              helper.make_node("Add", ["sw", "column"], ["s1"]),
+                              helper.make_node("Max", ["m", "column"], ["m1"]),
+                              helper.make_node("Tanh", ["s1"], ["out"])],
+                             "body", [value("s"), value("m"), value("column")], [value("s1"), value("m1"), value("out")])
+    node = helper.make_node("Scan", ["s0", "m0", "xs"], ["s_last", "m_last", "outs"], body=body, num_scan_inputs=1,
+                            scan_input_axes=[1], scan_output_axes=[1], scan_output_directions=[1])
+    return model([node], [value("s0"), value("m0"), value("xs", FLOAT, (3, 4)), value("w")],
+                 [value("s_last"), value("m_last"), value("outs", FLOAT, (3, 4))])
+
+
+HAND_WRITTEN = {
+    **CASES,
+    "carried values swapped": (swap_model, {"x": np.array([1.0, -2.0, 0.5], np.float32),
+                                            "y": np.array([3.0, 0.25, -1.0], np.float32)}),
+    "scan along axis 1, stacked backward": (scan_axis_model, {
+        "s0": np.array([0.1, -0.2, 0.3], np.float32), "m0": np.full(3, -5.0, np.float32),
+        "xs": np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), "w": np.array([0.5, 1.5, -0.5], np.float32)}),
+}
+
+
+@pytest.mark.parametrize("name", list(HAND_WRITTEN))
+def test_hand_written_models_match_onnxruntime_on_buffers(name):
+    build, feeds = HAND_WRITTEN[name]
+    proto = build()
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    module = import_model(proto, make_context())
+    got = on_buffers(module)(feeds)
+    assert any(name in print_module(module) for name in ('"buffer.loop"', '"buffer.scan"'))
+    for key, array in want.items():
+        np.testing.assert_allclose(got[key], array, rtol=1e-5, atol=1e-6, err_msg=key)
+
+
+# ---------------------------------------------------------------------------
+# A wrong lifetime gives wrong numbers: the test above would catch a planner
+# that lets a value crossing iterations die inside the body.
+# ---------------------------------------------------------------------------
+
+
+def invariant_model() -> onnx.ModelProto:
+    """A Loop carrying `acc` and a value `w` it never changes; the body reads `w` first, then keeps four
+    temporaries of its size live at once. A planner that ends `w`'s lifetime at its last use in the body's
+    text lets a temporary take its bytes, and the next iteration reads that temporary instead of `w`."""
+    body = helper.make_graph(
+        [helper.make_node("Mul", ["acc", "w"], ["a"]),
+         helper.make_node("Tanh", ["a"], ["b"]),
+         helper.make_node("Sin", ["a"], ["c"]),
+         helper.make_node("Cos", ["a"], ["d"]),
+         helper.make_node("Exp", ["a"], ["e"]),
+         helper.make_node("Add", ["b", "c"], ["f"]),
+         helper.make_node("Sub", ["d", "e"], ["g"]),
+         helper.make_node("Add", ["f", "g"], ["next"]),
+         helper.make_node("Identity", ["condition"], ["keep"])],
+        "body", [value("i", INT64, ()), value("condition", BOOL, ()), value("acc"), value("w")],
+        [value("keep", BOOL, ()), value("next"), value("w")])
+    return model([helper.make_node("Loop", ["trips", "", "x", "w0"], ["acc_last", "w_last"], body=body)],
+                 [value("x"), value("w0")], [value("acc_last")],
+                 [numpy_helper.from_array(np.array(4, np.int64), "trips")])
+
+
+INVARIANT_FEEDS = {"x": np.array([0.5, -1.0, 2.0], np.float32), "w0": np.array([1.5, 0.75, -2.0], np.float32)}
+
+
+def _text_order_lifetimes(module):
+    """What a planner unaware of iterations sees: each alloc live from its alloc to its last use in the
+    program's text (regions' ops numbered in place), not to its dealloc after the loop."""
+    program, buffers = buffer_analysis.analyze_flat(module)
+    for info in buffers.values():
+        if info.kind == "alloc" and info.accesses:
+            info.end = info.accesses[-1].index + 1
+    return program, buffers
+
+
+def test_a_carried_value_freed_inside_the_body_gives_wrong_numbers(monkeypatch):
+    session = ort.InferenceSession(invariant_model().SerializeToString(), providers=["CPUExecutionProvider"])
+    (want,) = session.run(None, INVARIANT_FEEDS)
+    module = import_model(invariant_model(), make_context())
+    np.testing.assert_allclose(on_buffers(module)(INVARIANT_FEEDS)["acc_last"], want, rtol=1e-5, atol=1e-6)
+
+    monkeypatch.setattr(allocate, "analyze_flat", _text_order_lifetimes)
+    with pytest.raises(LaminaError, match="overlap those of"):  # the verifier sees the overlap...
+        on_buffers(import_model(invariant_model(), make_context()))
+    broken = import_model(invariant_model(), make_context())
+    run_pipeline(broken, TO_BUFFERS, verify_each=False)
+    monkeypatch.setattr(buffer_interpreter, "check_module", lambda module: None)
+    got = buffer_interpreter.run(broken, INVARIANT_FEEDS)["acc_last"]  # ...and the numbers are wrong
+    assert not np.allclose(got, want, rtol=1e-3, atol=1e-3, equal_nan=False)
