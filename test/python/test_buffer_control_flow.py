@@ -22,7 +22,7 @@ from test_onnx_node_suite import NodeSuiteBackend
 from test_torch_control_flow import MODELS, assert_close, reference
 
 from lamina.dialects import buffer_analysis
-from lamina.dialects.context import make_context, print_module
+from lamina.dialects.context import make_context, parse_module, print_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.buffer import allocate
@@ -166,3 +166,41 @@ def test_a_carried_value_freed_inside_the_body_gives_wrong_numbers(monkeypatch):
     monkeypatch.setattr(buffer_interpreter, "check_module", lambda module: None)
     got = buffer_interpreter.run(broken, INVARIANT_FEEDS)["acc_last"]  # ...and the numbers are wrong
     assert not np.allclose(got, want, rtol=1e-3, atol=1e-3, equal_nan=False)
+
+
+# A loop's scan outputs have a static length: running it another number of times is an error at the op.
+COUNTED_LOOP = """
+func.func @main() {
+  %n = "buffer.weight"() {name = "n", mutable = true, public = true, offset = -1 : i64} : () -> memref<i64>
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<2xf32>
+  %y = "buffer.weight"() {name = "y", mutable = true, public = true, offset = -1 : i64} : () -> memref<3x2xf32>
+  %on = "buffer.constant"() {name = "on", offset = -1 : i64, value = dense<true> : tensor<i1>} : () -> memref<i1>
+  %c = "buffer.alloc"() {name = "c", offset = -1 : i64} : () -> memref<i1>
+  "buffer.copy"(%c, %on) : (memref<i1>, memref<i1>) -> ()
+  %i = "buffer.alloc"() {name = "i", offset = -1 : i64} : () -> memref<i64>
+  "buffer.loop"(%n, %c, %i, %y) ({
+  ^bb0(%row: memref<2xf32>):
+    "buffer.neg"(%row, %x) : (memref<2xf32>, memref<2xf32>) -> ()
+    gpu.yield
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<i1>, memref<i64>, memref<3x2xf32>) -> ()
+  "buffer.dealloc"(%c) : (memref<i1>) -> ()
+  "buffer.dealloc"(%i) : (memref<i64>) -> ()
+  return
+}
+"""
+
+
+@pytest.mark.parametrize("trips, message", [
+    (3, None),
+    (5, r"counted_loop.mlir:10:3: error: the loop runs more than the 3 iterations its scan outputs hold"),
+    (2, r"counted_loop.mlir:10:3: error: the loop ran 2 iterations, but its scan outputs have the static length 3"),
+])
+def test_a_loop_runs_as_long_as_its_scan_outputs(trips, message):
+    module = parse_module(COUNTED_LOOP, make_context(), "counted_loop.mlir")
+    run_pipeline(module, "builtin.module(buffer-allocate)")
+    feeds = {"n": np.array(trips, np.int64), "x": np.array([1.0, -2.0], np.float32)}
+    if message is None:
+        np.testing.assert_array_equal(buffer_interpreter.run(module, feeds)["y"], np.tile([-1.0, 2.0], (3, 1)))
+    else:
+        with pytest.raises(LaminaError, match=message):
+            buffer_interpreter.run(module, feeds)

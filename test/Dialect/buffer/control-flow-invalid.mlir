@@ -107,3 +107,104 @@ func.func @regions_write_no_constant() {
   }) {operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i1>) -> ()
   return
 }
+
+// -----
+
+func.func @loop_trip_count_type() {
+  %n = "buffer.constant"() {name = "n", offset = -1 : i64, value = dense<3> : tensor<i32>} : () -> memref<i32>
+  %c = "buffer.weight"() {name = "c", mutable = true, public = true, offset = -1 : i64} : () -> memref<i1>
+  %i = "buffer.weight"() {name = "i", mutable = true, public = true, offset = -1 : i64} : () -> memref<i64>
+  // expected-error @+1 {{trip_count must be memref<i64>, got tensor<i32>}}
+  "buffer.loop"(%n, %c, %i) ({
+    gpu.yield
+  }) {num_scan_outputs = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i32>, memref<i1>, memref<i64>) -> ()
+  return
+}
+
+// -----
+
+func.func @loop_scan_output_count() {
+  %n = "buffer.constant"() {name = "n", offset = -1 : i64, value = dense<3> : tensor<i64>} : () -> memref<i64>
+  %c = "buffer.weight"() {name = "c", mutable = true, public = true, offset = -1 : i64} : () -> memref<i1>
+  %i = "buffer.weight"() {name = "i", mutable = true, public = true, offset = -1 : i64} : () -> memref<i64>
+  // expected-error @+1 {{num_scan_outputs 1 does not fit 0 buffers}}
+  "buffer.loop"(%n, %c, %i) ({
+    gpu.yield
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<i1>, memref<i64>) -> ()
+  return
+}
+
+// -----
+
+func.func @scan_directions() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<3x2xf32>
+  // expected-error @+1 {{needs one direction per scanned input and scan output}}
+  "buffer.scan"(%x) ({
+  ^bb0(%a: memref<2xf32>):
+    gpu.yield
+  }) {num_scan_inputs = 1 : i64, num_scan_outputs = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_directions = array<i64: 0, 1>, scan_output_directions = array<i64>} : (memref<3x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scan_counts() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<3x2xf32>
+  // expected-error @+1 {{num_scan_inputs 1 and num_scan_outputs 1 do not fit 1 buffers}}
+  "buffer.scan"(%x) ({
+  ^bb0(%a: memref<2xf32>):
+    gpu.yield
+  }) {num_scan_inputs = 1 : i64, num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_directions = array<i64: 0>, scan_output_directions = array<i64: 0>} : (memref<3x2xf32>) -> ()
+  return
+}
+
+// -----
+
+func.func @scanned_buffers_have_an_axis() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<f32>
+  // expected-error @+1 {{scanned buffers need a leading axis}}
+  "buffer.scan"(%x) ({
+  ^bb0(%a: memref<f32>):
+    gpu.yield
+  }) {num_scan_inputs = 1 : i64, num_scan_outputs = 0 : i64, operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>, scan_input_directions = array<i64: 0>, scan_output_directions = array<i64>} : (memref<f32>) -> ()
+  return
+}
+
+// -----
+
+func.func @one_block_per_region() {
+  %c = "buffer.weight"() {name = "c", mutable = true, public = true, offset = -1 : i64} : () -> memref<i1>
+  // expected-error @+1 {{else_branch must have exactly one block, has 2}}
+  "buffer.if"(%c) ({
+    gpu.yield
+  }, {
+    gpu.yield
+  ^bb1:
+    gpu.yield
+  }) {operandSegmentSizes = array<i32: 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i1>) -> ()
+  return
+}
+
+// -----
+
+func.func @loop_condition_and_iteration_are_scalars() {
+  %n = "buffer.constant"() {name = "n", offset = -1 : i64, value = dense<3> : tensor<i64>} : () -> memref<i64>
+  %c = "buffer.weight"() {name = "c", mutable = true, public = true, offset = -1 : i64} : () -> memref<1xi1>
+  %i = "buffer.weight"() {name = "i", mutable = true, public = true, offset = -1 : i64} : () -> memref<i64>
+  // expected-error @+1 {{condition must be memref<i1>, got tensor<1xi1>}}
+  "buffer.loop"(%n, %c, %i) ({
+    gpu.yield
+  }) {num_scan_outputs = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<1xi1>, memref<i64>) -> ()
+  %j = "buffer.weight"() {name = "j", mutable = true, public = true, offset = -1 : i64} : () -> memref<i32>
+  %d = "buffer.weight"() {name = "d", mutable = true, public = true, offset = -1 : i64} : () -> memref<i1>
+  // expected-error @+1 {{iteration must be memref<i64>, got tensor<i32>}}
+  "buffer.loop"(%n, %d, %j) ({
+    gpu.yield
+  }) {num_scan_outputs = 0 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<i1>, memref<i32>) -> ()
+  %s = "buffer.weight"() {name = "s", mutable = true, public = true, offset = -1 : i64} : () -> memref<f32>
+  // expected-error @+1 {{scan outputs need a leading iteration dimension}}
+  "buffer.loop"(%n, %d, %i, %s) ({
+    gpu.yield
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<i1>, memref<i64>, memref<f32>) -> ()
+  return
+}
