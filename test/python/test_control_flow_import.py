@@ -66,10 +66,12 @@ def scan_model() -> onnx.ModelProto:
                  [value("final"), value("outs", FLOAT, (5, 3))])
 
 
-def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = False) -> onnx.ModelProto:
+def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = False,
+                 start_from_input: bool = False) -> onnx.ModelProto:
     """A Loop of 4 iterations whose body slices columns [i + start_offset, i + start_offset + width) of a
     [3, 6] input (outer scope) and sums them into its carried value; each slice is also a scan output.
-    With `carried_start`, the start is the carried counter instead: data the importer cannot enumerate."""
+    With `carried_start`, the start is a carried counter instead (starting at 0, incremented each iteration);
+    with `start_from_input` too, the counter starts at a model input: data the importer cannot enumerate."""
     start = "counter" if carried_start else "i"
     body = helper.make_graph(
         [helper.make_node("Add", [start, "offset"], ["begin"]),
@@ -88,10 +90,10 @@ def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = Fa
     constants = {"trips": np.array(4, np.int64), "offset": np.array(start_offset, np.int64),
                  "width": np.array(width, np.int64), "axis": np.array([0], np.int64), "one": np.array([1], np.int64),
                  "step": np.array(1, np.int64), "zeros": np.zeros((3, width), np.float32),
-                 "start": np.array(0, np.int64)}
+                 **({} if start_from_input else {"start": np.array(0, np.int64)})}
     return model([helper.make_node("Loop", ["trips", "", "zeros", "start"], ["sum", "count", "rows"], name="windows",
                                    body=body)],
-                 [value("x", FLOAT, (3, 6))],
+                 [value("x", FLOAT, (3, 6))] + ([value("start", INT64, ())] if start_from_input else []),
                  [value("sum", FLOAT, (3, width)), value("rows", FLOAT, (4, 3, width))],
                  [numpy_helper.from_array(array, name) for name, array in constants.items()])
 
@@ -121,6 +123,8 @@ CASES = {"nested loop and if": (nested_model, {"x": np.array([1.0, -2.0, 0.5], n
          "slice at the iteration number": (window_model, {"x": np.arange(18, dtype=np.float32).reshape(3, 6)}),
          "slice from the end": (lambda: window_model(start_offset=-6),
                                          {"x": np.arange(18, dtype=np.float32).reshape(3, 6) - 9}),
+         "slice at a carried counter": (lambda: window_model(start_offset=1, carried_start=True),
+                                        {"x": np.arange(18, dtype=np.float32).reshape(3, 6) / 5}),
          "backward scan": (scan_model, {"init": np.ones(3, np.float32), "w": np.array([1.0, 0.5, -1.0], np.float32),
                                         "xs": np.arange(15, dtype=np.float32).reshape(5, 3) / 7}),
          "opset-8 scan with sequence_lens": (scan8_model, SCAN8_FEEDS),
@@ -202,10 +206,11 @@ def test_slice_whose_size_changes_between_iterations():
                               "iterations ([3, 0], [3, 1], [3, 2])")
 
 
-def test_slice_bounds_from_a_carried_value():
-    assert problem(window_model(carried_start=True)) == (
+def test_slice_bounds_from_a_carried_value_starting_at_data():
+    assert problem(window_model(carried_start=True, start_from_input=True)) == (
         "node 'windows' (Loop): body: node 'window' (Slice): inputs 'starts' and 'ends' must be compile-time "
-        "constants, or computed from the iteration number of a Loop with a compile-time trip count")
+        "constants, or computed from the iteration number (and carried values with compile-time initial values) of "
+        "a Loop with a compile-time trip count")
 
 
 def test_scan8_sequence_lens_from_data():

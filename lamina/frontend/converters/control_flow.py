@@ -94,7 +94,9 @@ def _loop_parts(view: NodeView):
         raise ShapeError("Loop has neither a trip count nor a condition: it would never end")
     carried = _loop_carried(view)
     trip_count = view.static_ints(0) if view.has_input(0) else None
-    return subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried], trip_count and trip_count[0]), _loop_specs
+    initial = [view.static(i) for i in range(2, len(view.node.input))]
+    return (subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried], trip_count and trip_count[0], initial),
+            _loop_specs)
 
 
 def _loop_specs(view: NodeView, body: Subgraph) -> list[TensorSpec]:
