@@ -89,6 +89,30 @@ def scan_axis_model() -> onnx.ModelProto:
                  [value("s_last"), value("m_last"), value("outs", FLOAT, (3, 4))])
 
 
+def nested_loops_model() -> onnx.ModelProto:
+    """A Loop of 2 iterations whose body runs a Loop of 3 (stacking its states) that reads the outer carried value
+    and an outer input, then sums the stacked rows into the carried value."""
+    inner = helper.make_graph(
+        [helper.make_node("Mul", ["h", "w"], ["hw"]),
+         helper.make_node("Add", ["hw", "acc"], ["h1"]),
+         helper.make_node("Identity", ["c2"], ["k2"]),
+         helper.make_node("Identity", ["h1"], ["r2"])],
+        "inner", [value("j", INT64, ()), value("c2", BOOL, ()), value("h")],
+        [value("k2", BOOL, ()), value("h1"), value("r2")])
+    outer = helper.make_graph(
+        [helper.make_node("Loop", ["three", "", "acc"], ["hl", "rows"], body=inner),
+         helper.make_node("ReduceSum", ["rows", "zero_axis"], ["colsum"], keepdims=0),
+         helper.make_node("Add", ["acc", "colsum"], ["acc1"]),
+         helper.make_node("Identity", ["c"], ["k"]),
+         helper.make_node("Identity", ["hl"], ["out"])],
+        "outer", [value("i", INT64, ()), value("c", BOOL, ()), value("acc")],
+        [value("k", BOOL, ()), value("acc1"), value("out")])
+    constants = {"two": np.array(2, np.int64), "three": np.array(3, np.int64), "zero_axis": np.array([0], np.int64)}
+    return model([helper.make_node("Loop", ["two", "", "x"], ["final", "outs"], body=outer)],
+                 [value("x"), value("w")], [value("final"), value("outs", FLOAT, (2, 3))],
+                 [numpy_helper.from_array(array, name) for name, array in constants.items()])
+
+
 HAND_WRITTEN = {
     **CASES,
     "carried values swapped": (swap_model, {"x": np.array([1.0, -2.0, 0.5], np.float32),
@@ -96,6 +120,8 @@ HAND_WRITTEN = {
     "scan along axis 1, stacked backward": (scan_axis_model, {
         "s0": np.array([0.1, -0.2, 0.3], np.float32), "m0": np.full(3, -5.0, np.float32),
         "xs": np.linspace(-1, 1, 12, dtype=np.float32).reshape(3, 4), "w": np.array([0.5, 1.5, -0.5], np.float32)}),
+    "a Loop inside a Loop": (nested_loops_model, {"x": np.array([0.1, -0.2, 0.3], np.float32),
+                                                  "w": np.array([0.5, 1.0, -1.0], np.float32)}),
 }
 
 
