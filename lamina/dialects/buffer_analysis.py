@@ -173,7 +173,7 @@ class BufferInfo:
     """What the program does with one root buffer."""
 
     buffer: ir.Value
-    kind: str  # "alloc", "weight" or "constant"
+    kind: str  # "alloc", "weight" or "constant"; "outer": a buffer of an enclosing block (`analyze_program`)
     start: int  # program index of the op defining it
     end: int | None = None  # program index of its dealloc (allocs only)
     accesses: list[Access] = field(default_factory=list)
@@ -206,8 +206,10 @@ def analyze_flat(module: ir.Operation) -> tuple[list[ir.Operation], dict[ir.Valu
     return program, analyze_program(program, own_roles)
 
 
-def analyze_program(program: list[ir.Operation], roles=operand_roles) -> dict[ir.Value, BufferInfo]:
-    """`analyze` over a list of ops in program order (one block); `roles` gives each op's accesses."""
+def analyze_program(program: list[ir.Operation], roles=operand_roles, outer: bool = False) -> dict[ir.Value, BufferInfo]:
+    """`analyze` over a list of ops in program order (one block); `roles` gives each op's accesses. With
+    `outer`, the buffers the block uses but does not declare (a region's view of the enclosing blocks' buffers
+    and its block arguments) get infos of kind "outer" too, starting before the block (-1)."""
     buffers: dict[ir.Value, BufferInfo] = {}
     for index, op in enumerate(program):
         definition = BUFFER.lookup(op)
@@ -225,6 +227,8 @@ def analyze_program(program: list[ir.Operation], roles=operand_roles) -> dict[ir
                 merged.setdefault(root_buffer(value), set()).add(role)
             for root, used_as in merged.items():
                 role = next(iter(used_as)) if len(used_as) == 1 else "inout"
+                if root not in buffers and outer:
+                    buffers[root] = BufferInfo(root, "outer", -1)
                 if root in buffers:
                     buffers[root].accesses.append(Access(index, op, role))
     return buffers

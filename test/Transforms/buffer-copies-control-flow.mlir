@@ -7,8 +7,8 @@
 // Fired: `s` only fills `h`, so `relu` writes it straight into `h`; and `h`
 // is only copied into the output `y` after the loop, which nothing uses
 // meanwhile, so the loop carries its value in `y`. The body's copy of its
-// next value into the carried buffer stays: both buffers must belong to the
-// copy's block.
+// next value into the carried buffer stays: `add` reads `h`, and would
+// read the value it is computing.
 
 // ELIM-LABEL: func.func @carried_into_the_output()
 // ELIM:        %[[Y:.*]] = "buffer.weight"() {mutable = true, name = "y"
@@ -115,5 +115,53 @@ func.func @not_while_the_loop_runs() {
   "buffer.dealloc"(%b) : (memref<2xf32>) -> ()
   "buffer.dealloc"(%c) : (memref<i1>) -> ()
   "buffer.dealloc"(%i) : (memref<i64>) -> ()
+  return
+}
+
+// -----
+
+// Fired inside a body: `n` is copied into the carried `h` and the body does
+// not use `h` between `n`'s producer and the copy (`mul` reads `h` before),
+// so `add` computes the next value straight into `h`; `e` goes straight into
+// the scan output's slice (the block argument).
+
+// ELIM-LABEL: func.func @next_value_in_place()
+// ELIM:        %[[H:.*]] = "buffer.alloc"() {name = "h"
+// ELIM:        "buffer.loop"(%{{.*}}, %{{.*}}, %{{.*}}, %[[H]], %{{.*}})
+// ELIM-NEXT:   ^bb0(%[[ROW:.*]]: memref<2xf32>):
+// ELIM-NEXT:     %[[M:.*]] = "buffer.alloc"() {name = "m"
+// ELIM-NEXT:     "buffer.mul"(%[[M]], %[[H]], %{{.*}})
+// ELIM-NEXT:     "buffer.add"(%[[H]], %[[M]], %{{.*}})
+// ELIM-NEXT:     "buffer.exp"(%[[ROW]], %[[H]])
+// ELIM-NEXT:     "buffer.dealloc"(%[[M]])
+// ELIM-NEXT:     gpu.yield
+func.func @next_value_in_place() {
+  %n3 = "buffer.constant"() {name = "n", offset = -1 : i64, value = dense<3> : tensor<i64>} : () -> memref<i64>
+  %on = "buffer.constant"() {name = "on", offset = -1 : i64, value = dense<true> : tensor<i1>} : () -> memref<i1>
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<2xf32>
+  %y = "buffer.weight"() {name = "y", mutable = true, public = true, offset = -1 : i64} : () -> memref<3x2xf32>
+  %c = "buffer.alloc"() {name = "c", offset = -1 : i64} : () -> memref<i1>
+  "buffer.copy"(%c, %on) : (memref<i1>, memref<i1>) -> ()
+  %i = "buffer.alloc"() {name = "i", offset = -1 : i64} : () -> memref<i64>
+  %h = "buffer.alloc"() {name = "h", offset = -1 : i64} : () -> memref<2xf32>
+  "buffer.copy"(%h, %x) : (memref<2xf32>, memref<2xf32>) -> ()
+  "buffer.loop"(%n3, %c, %i, %h, %y) ({
+  ^bb0(%row: memref<2xf32>):
+    %m = "buffer.alloc"() {name = "m", offset = -1 : i64} : () -> memref<2xf32>
+    "buffer.mul"(%m, %h, %x) : (memref<2xf32>, memref<2xf32>, memref<2xf32>) -> ()
+    %n = "buffer.alloc"() {name = "n", offset = -1 : i64} : () -> memref<2xf32>
+    "buffer.add"(%n, %m, %x) : (memref<2xf32>, memref<2xf32>, memref<2xf32>) -> ()
+    %e = "buffer.alloc"() {name = "e", offset = -1 : i64} : () -> memref<2xf32>
+    "buffer.exp"(%e, %n) : (memref<2xf32>, memref<2xf32>) -> ()
+    "buffer.copy"(%h, %n) : (memref<2xf32>, memref<2xf32>) -> ()
+    "buffer.copy"(%row, %e) : (memref<2xf32>, memref<2xf32>) -> ()
+    "buffer.dealloc"(%m) : (memref<2xf32>) -> ()
+    "buffer.dealloc"(%n) : (memref<2xf32>) -> ()
+    "buffer.dealloc"(%e) : (memref<2xf32>) -> ()
+    gpu.yield
+  }) {num_scan_outputs = 1 : i64, operandSegmentSizes = array<i32: 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0>} : (memref<i64>, memref<i1>, memref<i64>, memref<2xf32>, memref<3x2xf32>) -> ()
+  "buffer.dealloc"(%c) : (memref<i1>) -> ()
+  "buffer.dealloc"(%i) : (memref<i64>) -> ()
+  "buffer.dealloc"(%h) : (memref<2xf32>) -> ()
   return
 }

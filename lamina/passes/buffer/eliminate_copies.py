@@ -37,12 +37,14 @@ class EliminateCopies(Pass):
     Also erases copies of bytes onto themselves (same buffer, same bytes),
     which in-place rewriting and buffer sharing leave behind.
 
-    Each block on its own: both buffers must belong to the copy's block, so
-    a loop body's copy of its next carried value into the carried buffer
-    stays (retargeting it would let the producer overwrite the carried value
-    while the body may still read it). A use inside a region op is a use by
-    the op: a carried buffer is retargeted into a model output only when
-    nothing uses that output while the loop runs.
+    Each block on its own; a use inside a region op is a use by the op, so
+    a carried buffer is retargeted into a model output only when nothing
+    uses that output while the loop runs. In a region, `%dest` may be a
+    buffer of the enclosing blocks (a carried value, a scan output's slice):
+    the body then computes its next value straight into it, when the body
+    does not use that buffer between the producer and the copy (it would
+    read the next value where it meant this iteration's). The temporary is
+    always the block's own alloc.
     """
 
     name = "buffer-eliminate-copies"
@@ -65,7 +67,7 @@ def _eliminate_round(program: list[ir.Operation]) -> int:
     changed ("dirty") buffer wait for the next round's analysis. A Concat of
     N inputs takes O(log N) rounds instead of N analyses.
     """
-    buffers = analyze_program(program)
+    buffers = analyze_program(program, outer=True)
     last_users, defined_at = _last_users(program), definition_positions(program)
     dirty: set[ir.Value] = set()
     eliminated = 0
@@ -110,9 +112,12 @@ def _can_retarget(copy: ir.Operation, copied_at: int, temporary: BufferInfo, tar
             return False
     if target.kind == "alloc" and (target.end is None or target.end < last_users[temporary.buffer]):
         return False
-    # `dest` must be defined before `%t`, or be an alloc or views of one, which can move up there.
+    # `dest` must be defined before `%t` (outside the block: before all of it), or be an alloc or views of one,
+    # which can move up there.
     root = root_buffer(dest)
-    return dest in defined_at and (defined_at[root] < temporary.start or defining_op(root).name == "buffer.alloc")
+    if dest not in defined_at:
+        return True
+    return root in defined_at and (defined_at[root] < temporary.start or defining_op(root).name == "buffer.alloc")
 
 
 def _touches(op: ir.Operation, root: ir.Value, byte_span: tuple[int, int]) -> bool:
@@ -138,7 +143,7 @@ def _retarget(copy: ir.Operation, temporary: BufferInfo, defined_at: dict[ir.Val
     """Replace `temporary` by the copy's destination, first moving up what defines it after `temporary`."""
     dest, src = copy.operands
     temporary_alloc = defining_op(temporary.buffer)
-    for definition in _definition_chain(dest):
+    for definition in _definition_chain(dest) if dest in defined_at else []:
         if defined_at[definition.results[0]] > temporary.start:
             definition.move_before(temporary_alloc)
     replacement = dest
