@@ -136,7 +136,8 @@ def block_programs(body: ir.Block) -> list[list[ir.Operation]]:
 
 
 def flat_ops(ops: list[ir.Operation]) -> list[ir.Operation]:
-    """`ops` with each region op followed by its regions' ops, recursively (one pre-order numbering)."""
+    """`ops` with each region op followed by its regions' ops, recursively (one pre-order numbering; at any
+    level: graph or buffer ops)."""
     flat = []
     for op in ops:
         flat.append(op)

@@ -7,13 +7,14 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER, UNPLANNED
+from lamina.dialects.buffer_analysis import flat_ops
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
 from lamina.dialects.irdl import I64, STORAGE, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
 
-from .graph_to_buffer_regions import generate_region_op, with_nested
+from .graph_to_buffer_regions import generate_region_op
 from .naming import UniqueNames, location_name
 
 
@@ -60,7 +61,7 @@ class ConvertGraphToBuffer(Pass):
     def run(self, op: ir.Operation) -> None:
         block = main_function(op).regions[0].blocks[0]
         graph_ops = [child.operation for child in block.operations if child.operation.name != "func.return"]
-        for graph_op in with_nested(graph_ops):
+        for graph_op in flat_ops(graph_ops):  # regions' ops too
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
@@ -96,7 +97,7 @@ class _IRGen:
 
     def emit(self) -> None:
         with self.program:
-            for op in with_nested(self.graph_ops):  # a region's constants too: read-only, live all the run
+            for op in flat_ops(self.graph_ops):  # a region's constants too: read-only, live all the run
                 self._declare(op)
             for op in self.graph_ops:
                 self._generate(op)

@@ -27,17 +27,6 @@ from lamina.dialects.graph_control_flow import block_ops, create_yield, region_b
 from lamina.dialects.types import TensorSpec, spec_of, to_memref
 
 
-def with_nested(ops: list[ir.Operation]) -> list[ir.Operation]:
-    """`ops`, each followed by the graph ops of its regions (recursively)."""
-    found = []
-    for op in ops:
-        found.append(op)
-        for region in op.regions:
-            for block in region.blocks:
-                found += with_nested(block_ops(block))
-    return found
-
-
 def generate_region_op(irgen, op: ir.Operation) -> None:
     """Emit the buffer form of region op `op` at the current insertion point; `irgen` is the pass's `_IRGen`."""
     GENERATORS[GRAPH.lookup(op).name](_Regions(irgen), op)
