@@ -15,6 +15,8 @@ import numpy as np
 import onnx
 import onnxruntime as ort
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from onnx import helper, numpy_helper
 from test_control_flow_import import BOOL, CASES, FLOAT, INT64, model, value
 from test_cpu_node_suite import node_test_case
@@ -230,3 +232,60 @@ def test_a_loop_runs_as_long_as_its_scan_outputs(trips, message):
     else:
         with pytest.raises(LaminaError, match=message):
             buffer_interpreter.run(module, feeds)
+
+
+# ---------------------------------------------------------------------------
+# Random loops: each carried value's next value is another carried value (any
+# permutation, repeats included: parallel assignments the yield copies must
+# read before they write), that value plus an outer input, or its Tanh; some
+# are also stacked as scan outputs.
+# ---------------------------------------------------------------------------
+
+NEXT_VALUE = st.sampled_from(("same", "plus_x", "tanh"))
+
+
+@st.composite
+def random_loops(draw):
+    count = draw(st.integers(1, 4))
+    sources = draw(st.lists(st.integers(0, count - 1), min_size=count, max_size=count))
+    kinds = draw(st.lists(NEXT_VALUE, min_size=count, max_size=count))
+    stacked = draw(st.lists(st.integers(0, count - 1), max_size=2))
+    return count, sources, kinds, stacked, draw(st.integers(1, 4))
+
+
+def random_loop_model(count, sources, kinds, stacked, trips) -> onnx.ModelProto:
+    nodes, outputs = [], []
+    for j, (source, kind) in enumerate(zip(sources, kinds)):
+        if kind == "same":
+            nodes.append(helper.make_node("Identity", [f"c{source}"], [f"n{j}"]))
+        elif kind == "plus_x":
+            nodes.append(helper.make_node("Add", [f"c{source}", "x"], [f"n{j}"]))
+        else:
+            nodes.append(helper.make_node("Tanh", [f"c{source}"], [f"n{j}"]))
+        outputs.append(value(f"n{j}"))
+    for k, source in enumerate(stacked):
+        nodes.append(helper.make_node("Identity", [f"c{source}"], [f"row{k}"]))
+        outputs.append(value(f"row{k}"))
+    nodes.append(helper.make_node("Identity", ["condition"], ["keep"]))
+    body = helper.make_graph(nodes, "body", [value("i", INT64, ()), value("condition", BOOL, ()),
+                                             *[value(f"c{j}") for j in range(count)]],
+                             [value("keep", BOOL, ()), *outputs])
+    results = [f"last{j}" for j in range(count)] + [f"rows{k}" for k in range(len(stacked))]
+    return model([helper.make_node("Loop", ["trips", "", *[f"init{j}" for j in range(count)]], results, body=body)],
+                 [value("x"), *[value(f"init{j}") for j in range(count)]],
+                 [*[value(f"last{j}") for j in range(count)],
+                  *[value(f"rows{k}", FLOAT, (trips, 3)) for k in range(len(stacked))]],
+                 [numpy_helper.from_array(np.array(trips, np.int64), "trips")])
+
+
+@settings(max_examples=12)
+@given(random_loops())
+def test_random_loops_match_onnxruntime_on_buffers(loop):
+    proto = random_loop_model(*loop)
+    feeds = {name: np.linspace(-1, 1, 3, dtype=np.float32) * (index + 1) + index / 7
+             for index, name in enumerate(["x", *[f"init{j}" for j in range(loop[0])]])}
+    session = ort.InferenceSession(proto.SerializeToString(), providers=["CPUExecutionProvider"])
+    want = dict(zip([o.name for o in session.get_outputs()], session.run(None, feeds)))
+    got = on_buffers(import_model(proto, make_context()))(feeds)
+    for key, array in want.items():
+        np.testing.assert_allclose(got[key], array, rtol=1e-5, atol=1e-6, err_msg=key)
