@@ -37,7 +37,10 @@ class ConvertGraphToBuffer(Pass):
     - `graph.constant` -> `buffer.constant`, named after its location;
     - `graph.reshape` -> a `buffer.view` (byte offset 0) of its input's buffer;
     - any other graph.X -> a `buffer.alloc` right before `buffer.X(%dest, ...)`
-      with graph.X's operands (as buffers) and attributes.
+      with graph.X's operands (as buffers) and attributes;
+    - `graph.if`, `graph.loop`, `graph.scan` -> `buffer.if`, `buffer.loop`,
+      `buffer.scan` with their regions' ops generated inside, the regions'
+      own allocs freed at their end (`graph_to_buffer_regions.py`).
 
     Weights and constants are declared first, in graph order, like Glow's
     `declare` section. As in Glow's IRBuilder, every `buffer.dealloc` is
@@ -46,10 +49,6 @@ class ConvertGraphToBuffer(Pass):
     unplanned (offset -1) for memory planning. Each op keeps the location of
     the graph op it comes from; allocs and constants are named after it,
     uniquely.
-
-    - `graph.if`, `graph.loop`, `graph.scan` -> `buffer.if`, `buffer.loop`,
-      `buffer.scan` with their regions' ops generated inside
-      (`graph_to_buffer_regions.py`).
 
     Legal on a model whose function holds only graph ops; anything else in it
     is an error at that op.
