@@ -36,19 +36,16 @@ from lamina.passes.buffer.allocate import ACTIVATION_LOWER_BOUND_BYTES  # noqa: 
 from lamina.passes.pass_manager import run_pipeline  # noqa: E402
 from lamina.runtime import buffer_interpreter  # noqa: E402
 
-REGION_OPS = ("buffer.if", "buffer.loop", "buffer.scan")
-
-
 def _body_copies(module: ir.Operation) -> tuple[int, dict[str, int]]:
     """Copies inside region bodies, and the region ops by name."""
     copies, regions = 0, {}
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         nonlocal copies
-        if op.name in REGION_OPS:
+        if len(op.regions):
             regions[op.name] = regions.get(op.name, 0) + 1
         parent = op.parent
-        if op.name == "buffer.copy" and parent is not None and parent.name in REGION_OPS:
+        if op.name == "buffer.copy" and parent is not None and len(parent.regions):
             copies += 1
         return ir.WalkResult.ADVANCE
 

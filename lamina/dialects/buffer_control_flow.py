@@ -151,5 +151,3 @@ BUFFER.op("scan", "ONNX Scan on buffers, along axis 0: for each position, the bo
           regions=("body",), attrs={"num_scan_inputs": I64, "num_scan_outputs": I64, "scan_input_directions": I64S,
                                     "scan_output_directions": I64S},
           shape_fn=_scan_shape, op_check=_checked(_check_scan))
-
-REGION_OPS = frozenset(name for name, definition in BUFFER.ops.items() if definition.regions)
