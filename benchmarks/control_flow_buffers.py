@@ -42,10 +42,10 @@ def _body_copies(module: ir.Operation) -> tuple[int, dict[str, int]]:
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         nonlocal copies
-        if len(op.regions):
+        if op.name.startswith("buffer.") and len(op.regions):
             regions[op.name] = regions.get(op.name, 0) + 1
         parent = op.parent
-        if op.name == "buffer.copy" and parent is not None and len(parent.regions):
+        if op.name == "buffer.copy" and parent is not None and parent.name.startswith("buffer."):
             copies += 1
         return ir.WalkResult.ADVANCE
 
