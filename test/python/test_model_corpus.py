@@ -11,16 +11,21 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
+import onnx
 import onnxruntime
 import pytest
+from onnx import helper
 
 import corpus_models
+from importer_models import make_model, randn, run_onnxruntime
+from lamina.driver.compiler import MODEL_FILES_NAME, compile_model
 from lamina.dialects.context import make_context
 from lamina.frontend.onnx_importer import import_model
-from lamina.runtime import cpu_executor
+from lamina.runtime import cpu_executor, tcu_simulator
 from lamina.runtime.graph_interpreter import run
 
 TOLERANCE = 1e-4  # max |lamina - onnxruntime| / max |onnxruntime|
+node = helper.make_node
 
 
 def relative_error(actual: np.ndarray, reference: np.ndarray) -> float:
@@ -52,3 +57,22 @@ def test_fast_corpus_models_match_onnxruntime_on_the_interpreter(name, tmp_path)
 @pytest.mark.parametrize("name", [spec.name for spec in corpus_models.CORPUS])
 def test_corpus_models_match_onnxruntime_on_the_interpreter_and_the_cpu_path(name, tmp_path):
     check_model(name, tmp_path, ("graph", "cpu"))
+
+
+def test_a_host_computed_mask_of_minus_infinity_compiles_for_the_accelerator(tmp_path):
+    """Decoders (GPT-2, T5, BART) add a causal mask of -inf or the float minimum on the host before a softmax:
+    no format holds that range, so the value takes the widest format and saturates, which keeps the softmax's
+    zeros (before, calibration refused the model)."""
+    rng = np.random.default_rng(0)
+    mask = np.array([[0, -np.inf, 0, -np.inf], [0, 0, np.finfo(np.float32).min, 0]], np.float32)
+    model = make_model([node("MatMul", ["x", "w"], ["h"]), node("Add", ["h", "mask"], ["s"]),
+                        node("Softmax", ["s"], ["output"], axis=-1)],
+                       {"x": randn(2, 4)}, ["output"], {"w": randn(4, 4), "mask": mask}, opset=17)
+    path = tmp_path / "masked.onnx"
+    onnx.save(model, str(path))
+    inputs = {"x": rng.standard_normal((2, 4)).astype(np.float32)}
+    compile_model(path, "pynq-z1", tmp_path / "out", check=False)
+    actual = tcu_simulator.simulate(str(tmp_path / "out" / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs["output"]
+    expected = run_onnxruntime(model, inputs)["output"]
+    assert np.all(actual[expected == 0] == 0)
+    np.testing.assert_allclose(actual, expected, atol=0.05)
