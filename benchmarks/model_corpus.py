@@ -1,7 +1,7 @@
 """The real-model corpus through every level of Lamina, each against onnxruntime.
 
-Usage: .venv/bin/python benchmarks/model_corpus.py [--models a,b] [--arch pynq-z1] [--levels graph,cpu,accelerator]
-       [--output NAME]
+Usage: .venv/bin/python benchmarks/model_corpus.py [--models a,b] [--sections exported,pytorch,light]
+       [--arch pynq-z1] [--levels graph,cpu,accelerator] [--output NAME]
 
 Each model of `test/python/corpus_models.py` is exported with torch.onnx into a
 temporary directory (no weights are written into the repository), run by
@@ -9,7 +9,8 @@ onnxruntime (the oracle), imported by Lamina with its dynamic dimensions fixed
 by `input_shapes`, then run by the graph interpreter, the CPU path (linalg,
 LLVM JIT) and the accelerator (`lamina-compile`'s pipeline, host parts where
 needed, then the simulator). The onnx wheel's light models (seeded random
-weights) and its pytorch-converted models run the same way. For each level:
+weights) and its pytorch-converted and pytorch-operator models (their stored
+inputs) run the same way. For each level:
 rel = max |lamina - onnxruntime| / max |onnxruntime| over the output, and the
 cosine similarity; "std" is the oracle output's standard deviation (healthy
 activations, not 1e-23). The first LaminaError of a model is its "first
@@ -48,7 +49,8 @@ from lamina.runtime import cpu_executor, tcu_simulator  # noqa: E402
 from lamina.runtime.graph_interpreter import run as interpret  # noqa: E402
 
 COMMAND = ".venv/bin/python benchmarks/model_corpus.py"
-PYTORCH_CONVERTED = Path(onnx.__file__).parent / "backend" / "test" / "data" / "pytorch-converted"
+WHEEL_DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
+PYTORCH_FOLDERS = ("pytorch-converted", "pytorch-operator")
 LEVELS = ("graph", "cpu", "accelerator")
 TOLERANCE = 1e-4
 
@@ -160,17 +162,20 @@ def light_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> 
     return outcomes
 
 
-def pytorch_converted_outcomes(workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
-    """The onnx wheel's pytorch-converted models with their stored inputs (no accelerator: layer tests)."""
+def pytorch_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
+    """The onnx wheel's pytorch-converted (torch.nn modules) and pytorch-operator (torch functions) models with
+    their stored inputs."""
     outcomes = []
-    for directory in sorted(PYTORCH_CONVERTED.iterdir()):
-        model = onnx.load(str(directory / "model.onnx"))
-        names = [value.name for value in model.graph.input
-                 if value.name not in {tensor.name for tensor in model.graph.initializer}]
-        stored = sorted((directory / "test_data_set_0").glob("input_*.pb"))
-        inputs = {name: onnx.numpy_helper.to_array(onnx.load_tensor(str(file))) for name, file in zip(names, stored)}
-        outcomes.append(_timed(run_model, directory.name, "onnx wheel pytorch-converted", directory / "model.onnx",
-                               inputs, None, workdir, levels))
+    for folder in PYTORCH_FOLDERS:
+        for directory in sorted((WHEEL_DATA / folder).iterdir()):
+            model = onnx.load(str(directory / "model.onnx"))
+            initialized = {tensor.name for tensor in model.graph.initializer}
+            names = [value.name for value in model.graph.input if value.name not in initialized]
+            stored = sorted((directory / "test_data_set_0").glob("input_*.pb"))
+            inputs = {name: onnx.numpy_helper.to_array(onnx.load_tensor(str(file)))
+                      for name, file in zip(names, stored)}
+            outcomes.append(_timed(run_model, directory.name, f"onnx wheel {folder}", directory / "model.onnx",
+                                   inputs, arch, workdir, levels))
     return outcomes
 
 
@@ -223,27 +228,39 @@ def report(sections: list[tuple[str, list[Outcome], tuple[str, ...]]], arch: str
     return "\n".join(lines)
 
 
+SECTIONS = ("exported", "pytorch", "light")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--models", default="", help="comma-separated corpus model names (default: all)")
+    parser.add_argument("--sections", default=",".join(SECTIONS),
+                        help="which sections to run: exported (the corpus), pytorch, light (the wheel's models)")
     parser.add_argument("--arch", default="pynq-z1")
     parser.add_argument("--levels", default=",".join(LEVELS), help="levels to run (the rest are '-')")
     parser.add_argument("--output", default="model-corpus", help="report name under benchmarks/results/ and docs/")
     args = parser.parse_args()
     levels = tuple(level for level in args.levels.split(",") if level)
+    chosen = [section for section in args.sections.split(",") if section]
+    unknown = sorted(set(chosen) - set(SECTIONS))
+    if unknown:
+        parser.error(f"unknown sections {unknown} (known: {', '.join(SECTIONS)})")
     arch = args.arch if "accelerator" in levels else None
     names = [name for name in args.models.split(",") if name]
     outputs = (ROOT / "benchmarks" / "results" / f"{args.output}.md", ROOT / "docs" / f"{args.output}.md")
     warnings.filterwarnings("ignore")
     start = time.perf_counter()
+    sections = []
     with tempfile.TemporaryDirectory(prefix="lamina-corpus-") as scratch:
         workdir = Path(scratch)
-        sections = [("Exported models", [], LEVELS)]
-        corpus_outcomes(names, arch, workdir, levels, sections[0][1], lambda: write(sections, arch, start, outputs))
-        if not names:
-            sections.append(("The onnx wheel's pytorch-converted models", pytorch_converted_outcomes(workdir, levels),
-                             ("graph", "cpu")))
+        if "exported" in chosen:
+            sections.append(("Exported models", [], LEVELS))
+            corpus_outcomes(names, arch, workdir, levels, sections[0][1], lambda: write(sections, arch, start, outputs))
+        if "pytorch" in chosen and not names:
+            sections.append(("The onnx wheel's pytorch-converted and pytorch-operator models",
+                             pytorch_outcomes(arch, workdir, levels), LEVELS))
             write(sections, arch, start, outputs)
+        if "light" in chosen and not names:
             sections.append(("The onnx wheel's light models", light_outcomes(arch, workdir, levels), LEVELS))
     print(write(sections, arch, start, outputs))
 

@@ -22,6 +22,7 @@ import argparse
 import collections
 import datetime
 import json
+import os
 import re
 import sys
 import time
@@ -53,6 +54,7 @@ class Outcomes(unittest.TestResult):
         super().__init__()
         self.outcome: dict[str, str] = {}
         self.reason: dict[str, str] = {}
+        self.load: float | None = None  # the machine's 5-minute load average as the run ended
 
     def _record(self, test, outcome: str, reason: str = "") -> None:
         name = test.id().rsplit(".", 1)[-1].removesuffix("_cpu")
@@ -107,6 +109,10 @@ def run_suite(case: type[unittest.TestCase]) -> tuple[Outcomes, float]:
     return outcomes, time.perf_counter() - start
 
 
+def _load(outcomes: Outcomes) -> str:
+    return "" if outcomes.load is None else f" (load average {outcomes.load:.1f} on {os.cpu_count()} cores)"
+
+
 def cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -125,8 +131,8 @@ def report(outcomes: Outcomes, seconds: float, cpu: Outcomes, cpu_seconds: float
         "```",
         "",
         f"Date: {datetime.date.today().isoformat()}; onnx {onnx.__version__}; "
-        f"{len(outcomes.outcome)} node tests (CPU), interpreter run {seconds:.1f} s, CPU-path run "
-        f"{cpu_seconds:.1f} s.",
+        f"{len(outcomes.outcome)} node tests (CPU), interpreter run {seconds:.1f} s{_load(outcomes)}, CPU-path run "
+        f"{cpu_seconds:.1f} s{_load(cpu)}.",
         "",
         "A test is skipped when the importer reports its model as unsupported",
         "(`LaminaBackend.is_compatible`, or the import with inputs bound: a shape,",
@@ -198,12 +204,13 @@ def level_outcomes(level: str, run: bool) -> tuple[Outcomes, float]:
     if run or not path.exists():
         case = node_test_case(__name__, excluded={}) if level == "graph" else cpu_node_test_case([r"_cpu$"])
         outcomes, seconds = run_suite(case)
-        path.write_text(json.dumps({"seconds": seconds, "outcome": outcomes.outcome, "reason": outcomes.reason},
-                                   indent=0, sort_keys=True) + "\n")
+        outcomes.load = os.getloadavg()[1]
+        path.write_text(json.dumps({"seconds": seconds, "load": outcomes.load, "outcome": outcomes.outcome,
+                                    "reason": outcomes.reason}, indent=0, sort_keys=True) + "\n")
         return outcomes, seconds
     saved = json.loads(path.read_text())
     outcomes = Outcomes()
-    outcomes.outcome, outcomes.reason = saved["outcome"], saved["reason"]
+    outcomes.outcome, outcomes.reason, outcomes.load = saved["outcome"], saved["reason"], saved.get("load")
     return outcomes, saved["seconds"]
 
 
