@@ -2,7 +2,7 @@
 
 The default run takes the tiny fast subset (`FAST`) through import and the
 graph interpreter; `-m slow` runs every corpus model through the interpreter
-and the CPU path. `benchmarks/model_corpus.py` adds the accelerator and
+and the CPU path, and compiles and simulates each for the accelerator. `benchmarks/model_corpus.py` adds the accelerator and
 writes the table (`docs/model-corpus.md`).
 """
 
@@ -57,6 +57,22 @@ def test_fast_corpus_models_match_onnxruntime_on_the_interpreter(name, tmp_path)
 @pytest.mark.parametrize("name", [spec.name for spec in corpus_models.CORPUS])
 def test_corpus_models_match_onnxruntime_on_the_interpreter_and_the_cpu_path(name, tmp_path):
     check_model(name, tmp_path, ("graph", "cpu"))
+
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", [spec.name for spec in corpus_models.CORPUS])
+def test_corpus_models_compile_for_the_accelerator_with_host_parts(name, tmp_path):
+    """What the accelerator cannot run goes to host segments; accuracy is `benchmarks/model_corpus.py`'s table."""
+    spec = corpus_models.by_name(name)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        path = corpus_models.export(spec, tmp_path)
+    inputs = spec.inputs(np.random.default_rng(corpus_models.SEED))
+    compile_model(path, "pynq-z1", tmp_path / "out", input_shapes={key: value.shape for key, value in inputs.items()},
+                  check=False, samples=1)
+    outputs = tcu_simulator.simulate(str(tmp_path / "out" / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs
+    assert np.all(np.isfinite(outputs["output"]))
 
 
 def test_a_host_computed_mask_of_minus_infinity_compiles_for_the_accelerator(tmp_path):
