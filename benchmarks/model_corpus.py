@@ -119,6 +119,8 @@ def run_model(name: str, source: str, path: Path, inputs: dict[str, np.ndarray],
             outcome.levels[level] = accuracy(run()[output], reference)
         except LaminaError as error:
             outcome.fail(level, error)
+        except Exception as error:  # noqa: BLE001 - a crash is a Lamina bug: recorded as one, the run goes on
+            outcome.fail(level, RuntimeError(f"crash, {type(error).__name__}: {error}"))
     return outcome
 
 
@@ -155,6 +157,19 @@ def _calibration_samples(spec, count: int = 8) -> dict[str, np.ndarray]:
     return {name: np.stack([draw[name] for draw in draws]) for name in draws[0]}
 
 
+def _samples_like(inputs: dict[str, np.ndarray], count: int = 8) -> dict[str, np.ndarray]:
+    """`count` calibration inputs drawn like the stored ones: Gaussian with each float input's mean and standard
+    deviation (the stored input itself is not among them); other inputs (indices) as stored."""
+    rng = np.random.default_rng(corpus_models.SEED + 100)
+
+    def draw(value: np.ndarray) -> np.ndarray:
+        if not np.issubdtype(value.dtype, np.floating):
+            return np.stack([value] * count)
+        return rng.normal(value.mean(), value.std() or 1.0, (count, *value.shape)).astype(value.dtype)
+
+    return {name: draw(value) for name, value in inputs.items()}
+
+
 def light_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -> list[Outcome]:
     outcomes = []
     for name in LIGHT_MODELS:
@@ -184,7 +199,8 @@ def pytorch_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -
                 path = workdir / f"{directory.name}.onnx"
                 onnx.save(version_converter.convert_version(model, UPGRADE_OPSET), str(path))
                 source += f", opset {opset} upgraded to {UPGRADE_OPSET} by onnx.version_converter"
-            outcomes.append(_timed(run_model, directory.name, source, path, inputs, arch, workdir, levels))
+            outcomes.append(_timed(run_model, directory.name, source, path, inputs, arch, workdir, levels,
+                                   _samples_like(inputs)))
     return outcomes
 
 

@@ -92,3 +92,17 @@ def test_a_host_computed_mask_of_minus_infinity_compiles_for_the_accelerator(tmp
     expected = run_onnxruntime(model, inputs)["output"]
     assert np.all(actual[expected == 0] == 0)
     np.testing.assert_allclose(actual, expected, atol=0.05)
+
+
+@pytest.mark.parametrize("rank", [3, 5])
+def test_one_and_three_dimensional_average_pools_compile_for_the_accelerator(rank, tmp_path):
+    """They run on the host; the average-pool rewrite read every pool's window as 2-D first and crashed."""
+    shape = (1, 2) + (6,) * (rank - 2)
+    model = make_model([node("AveragePool", ["x"], ["output"], kernel_shape=[3] * (rank - 2))], {"x": randn(*shape)},
+                       ["output"], opset=13)
+    path = tmp_path / "pool.onnx"
+    onnx.save(model, str(path))
+    inputs = {"x": np.random.default_rng(0).random(shape, np.float32)}
+    compile_model(path, "pynq-z1", tmp_path / "out", check=False, samples=1)
+    actual = tcu_simulator.simulate(str(tmp_path / "out" / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs["output"]
+    np.testing.assert_allclose(actual, run_onnxruntime(model, inputs)["output"], atol=0.02)
