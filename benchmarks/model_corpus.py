@@ -55,6 +55,7 @@ COMMAND = ".venv/bin/python benchmarks/model_corpus.py"
 WHEEL_DATA = Path(onnx.__file__).parent / "backend" / "test" / "data"
 PYTORCH_FOLDERS = ("pytorch-converted", "pytorch-operator")
 UPGRADE_OPSET = 13  # what the wheel's opset-6 models are upgraded to (Lamina reads opsets from MIN_OPSET)
+UPGRADE_IR = 7  # and the IR version of opset 13
 LEVELS = ("graph", "cpu", "accelerator")
 TOLERANCE = 1e-4
 
@@ -197,7 +198,9 @@ def pytorch_outcomes(arch: str | None, workdir: Path, levels: tuple[str, ...]) -
             opset = next(entry.version for entry in model.opset_import if entry.domain in ("", "ai.onnx"))
             if opset < MIN_OPSET:  # as Lamina's error says to (onnxruntime cannot run most opset-6 models either)
                 path = workdir / f"{directory.name}.onnx"
-                onnx.save(version_converter.convert_version(model, UPGRADE_OPSET), str(path))
+                upgraded = version_converter.convert_version(model, UPGRADE_OPSET)
+                upgraded.ir_version = max(upgraded.ir_version, UPGRADE_IR)  # IR 3 wants new initializers as inputs
+                onnx.save(upgraded, str(path))
                 source += f", opset {opset} upgraded to {UPGRADE_OPSET} by onnx.version_converter"
             outcomes.append(_timed(run_model, directory.name, source, path, inputs, arch, workdir, levels,
                                    _samples_like(inputs)))

@@ -37,6 +37,7 @@ CASES = {
                             opset=11, outputs=("a", "b")),
     "instance_norm": case([node("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3)],
                           {"x": randn(2, 3, 4, 5)}, {"s": randn(3), "b": randn(3)}),
+    "elu_opset13_no_function_body": case([node("Elu", ["x"], ["y"], alpha=0.7)], {"x": randn(3, 4)}, opset=13),
     "and": case([node("And", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
     "or": case([node("Or", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
     "xor": case([node("Xor", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),

@@ -31,6 +31,16 @@ def convert_hard_sigmoid(n: NodeEmitter):
     return n.emit("hard_sigmoid", n.input(0), alpha=n.attr("alpha", 0.2), beta=n.attr("beta", 0.5))
 
 
+@converter("Elu", graph_ops=("greater", "where", "exp", "sub", "mul", "splat"),
+           notes="`alpha`: where(x > 0, x, alpha * (exp(x) - 1)) (ONNX gives Elu a function body only from "
+                 "opset 22).")
+def convert_elu(n: NodeEmitter):
+    x = n.input(0)
+    spec = n.spec(x)
+    negative = n.emit("mul", n.splat(spec, n.attr("alpha", 1.0)), n.emit("sub", n.emit("exp", x), n.splat(spec, 1.0)))
+    return n.emit("where", n.emit("greater", x, n.splat(spec, 0.0)), x, negative)
+
+
 @converter("Gelu", graph_ops=("gelu",), notes="`approximate` 'none' (erf) or 'tanh'.")
 def convert_gelu(n: NodeEmitter):
     return n.emit("gelu", n.input(0), approximate=n.attr("approximate", "none"))
