@@ -106,3 +106,16 @@ def test_one_and_three_dimensional_average_pools_compile_for_the_accelerator(ran
     compile_model(path, "pynq-z1", tmp_path / "out", check=False, samples=1)
     actual = tcu_simulator.simulate(str(tmp_path / "out" / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs["output"]
     np.testing.assert_allclose(actual, run_onnxruntime(model, inputs)["output"], atol=0.02)
+
+
+def test_a_float64_model_compiles_for_the_accelerator_on_its_default_samples(tmp_path):
+    """The default calibration samples take the inputs' element type (they were f32 for every model, which the
+    interpreter refused for an f64 input, as in the onnx wheel's pytorch-operator add tests)."""
+    model = make_model([node("Add", ["x", "c"], ["output"])], {"x": randn(2, 3).astype(np.float64)}, ["output"],
+                       {"c": np.ones((2, 3))}, opset=13)
+    path = tmp_path / "add64.onnx"
+    onnx.save(model, str(path))
+    compile_model(path, "pynq-z1", tmp_path / "out", check=False, samples=2)
+    inputs = {"x": np.random.default_rng(0).random((2, 3))}
+    actual = tcu_simulator.simulate(str(tmp_path / "out" / f"{MODEL_FILES_NAME}.tmodel"), inputs).outputs["output"]
+    np.testing.assert_allclose(actual, inputs["x"] + 1, atol=0.01)

@@ -109,7 +109,7 @@ def seeded_samples(specs: Mapping[str, TensorSpec], count: int, seed: int) -> li
     get zeros: the one value every index input accepts."""
     def sample(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
         if np.issubdtype(spec.dtype, np.floating):
-            return rng.random(spec.shape, np.float32)
+            return rng.random(spec.shape, np.float32).astype(spec.dtype)  # f64 models get f64 samples
         return np.zeros(spec.shape, spec.dtype)
 
     return [{name: sample(np.random.default_rng(seed + k), spec) for name, spec in specs.items()}
