@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from lamina.target.tcu.program import ConfigRegister, DataMoveKind, SimdOp
+from lamina.target.tcu.program import INSTRUCTION, ConfigRegister, DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .errors import ScheduleError
@@ -120,8 +120,18 @@ class AccumulatorOps:
 
     def _per_vector(self, op: SimdOp, unit: Unit, read: int, write: int, *, swap: bool = False) -> None:
         left, right = (REGISTER, 0) if swap else (0, REGISTER)
-        for p in unit.positions.tolist():
-            self.builder.simd(op, left=left, right=right, read=read + p, write=write + p)
+        self.emitter.append(self.builder.simd_block(op, left=left, right=right, read=read + unit.positions,
+                                                    write=write + unit.positions))
+
+    def _through_register(self, source: int, op: SimdOp, unit: Unit, read: int, write: int, *,
+                          register_left: bool = False) -> None:
+        """Per vector: register 1 = source[p], then write[p] = op(read[p], register) (or op(register, read[p]))."""
+        positions, builder = unit.positions, self.builder
+        left, right = (REGISTER, 0) if register_left else (0, REGISTER)
+        pairs = np.empty((len(positions), 2), INSTRUCTION)
+        pairs[:, 0] = builder.simd_block(SimdOp.MOVE, read=source + positions, dest=REGISTER)
+        pairs[:, 1] = builder.simd_block(op, left=left, right=right, read=read + positions, write=write + positions)
+        self.emitter.append(pairs.reshape(-1))
 
     def _load_vars(self, source: Vars, unit: Unit, destination: int, accumulate: bool) -> None:
         staging = self.layout.staging + np.arange(len(unit.positions))
@@ -144,7 +154,7 @@ class AccumulatorOps:
             self._register(op.constant + unit.tile)
             self._per_vector(SIMD_OPS[op.op], unit, self.base(op.operands[0]), out, swap=op.swap)
         elif op.op == "relu":
-            self.builder.simd(SimdOp.ZERO, dest=REGISTER)
+            self.emitter.append(self.builder.simd_block(SimdOp.ZERO, dest=REGISTER))
             self._per_vector(SimdOp.MAX, unit, self.base(op.operands[0]), out)
         elif op.op == "clip":
             low, high = op.params
@@ -156,9 +166,7 @@ class AccumulatorOps:
             x, scratch = self.base(op.operands[0]), self.layout.region_base(self.layout.regions - 1)
             self._register(self._constant(op.params[0]))
             self._per_vector(SimdOp.MULTIPLY, unit, x, scratch)
-            for p in unit.positions.tolist():
-                self.builder.simd(SimdOp.MOVE, read=scratch + p, dest=REGISTER)
-                self.builder.simd(SimdOp.MAX, right=REGISTER, read=x + p, write=out + p)
+            self._through_register(scratch, SimdOp.MAX, unit, x, out)
         else:
             self._binary(op, unit, out)
 
@@ -171,10 +179,6 @@ class AccumulatorOps:
                 return
             # out = rhs (loaded), then out = lhs op out, reading lhs into the register
             self._load_vars(rhs, unit, out, accumulate=False)
-            for p in unit.positions.tolist():
-                self.builder.simd(SimdOp.MOVE, read=self.base(lhs) + p, dest=REGISTER)
-                self.builder.simd(simd_op, left=REGISTER, right=0, read=out + p, write=out + p)
+            self._through_register(self.base(lhs), simd_op, unit, out, out, register_left=True)
             return
-        for p in unit.positions.tolist():
-            self.builder.simd(SimdOp.MOVE, read=self.base(rhs) + p, dest=REGISTER)
-            self.builder.simd(simd_op, right=REGISTER, read=self.base(lhs) + p, write=out + p)
+        self._through_register(self.base(rhs), simd_op, unit, self.base(lhs), out)

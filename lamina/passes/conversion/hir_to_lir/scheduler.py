@@ -179,7 +179,7 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
             accumulator_ops.run(ops, unit)
         spans.append((step, producer, rows, layout, first, len(emitter)))
     close_range()
-    program = emitter.builder.build()
+    program = emitter.build()
     cycles = instruction_cycles(program, arch)
     stats = [_layer_stats(layer, producer, rows, layout, program[a:b], cycles[a:b], arch)
              for layer, producer, rows, layout, a, b in spans]
