@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.target.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
 from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
+from lamina.target.tcu.latency import instruction_cycles
 from lamina.target.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
@@ -298,16 +299,21 @@ def test_small_accumulators_split_a_layer_into_stages_that_still_agree():
     assert layer.accumulator_vectors <= TINY.accumulator_depth
 
 
-def test_one_matmul_per_tile_covers_the_whole_band():
-    """3x3 stride-1 conv, 4 -> 4 channels, 6x6: one band, 9 tiles -> 9 MatMuls over (6-1)*8+6 = 46 outputs."""
+def test_one_matmul_per_output_row_skips_the_garbage_columns():
+    """3x3 stride-1 conv, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per output row
+    (6 outputs each, plane rows 8 apart): 9 x 6 MatMuls, none over the 2 garbage columns of the planes; only
+    the first after each LoadWeight pays the fill, so the band costs 36 cycles per tile, not (6-1)*8+6 = 46."""
     case = dict(arch=ARTY, n=1, ci=4, co=4, groups=1, kernel=(3, 3), strides=(1, 1), dilations=(1, 1),
                 pads=(1, 1, 1, 1), h=6, w=6, epilogue=[], seed=0)
     module, *_ = build_conv(case)
     program = schedule(module).program
     matmuls = program[program["opcode"] == Opcode.MATMUL]
-    assert len(matmuls) == 9
-    assert set((matmuls["op2"] + 1).tolist()) == {46}
-    assert matmuls["flags"].tolist() == [0] + [1] * 8  # the first overwrites, the others accumulate
+    assert len(matmuls) == 9 * 6
+    assert set((matmuls["op2"] + 1).tolist()) == {6}
+    assert matmuls["op1"].tolist() == list(range(0, 48, 8)) * 9  # output row r at accumulator r * 8
+    assert matmuls["flags"].tolist() == [0] * 6 + [1] * 48  # the first tile overwrites, the others accumulate
+    cycles = instruction_cycles(program, ARTY)[program["opcode"] == Opcode.MATMUL]
+    assert cycles.reshape(9, 6).sum(axis=1).tolist() == [36 + ARTY.array_size] * 9
 
 
 def _weight_loads(program: np.ndarray) -> list[tuple]:
@@ -485,8 +491,15 @@ def test_a_layer_whose_single_row_does_not_fit_names_layer_memory_and_excess():
         schedule(module)
 
 
+def _dram0_vectors(program: np.ndarray, kind: DataMoveKind) -> set[int]:
+    """The DRAM0 vectors the program's DataMoves of `kind` touch."""
+    moves = program[(program["opcode"] == Opcode.DATA_MOVE) & (program["flags"] == kind)]
+    return {int(m["op1"]) + (k << int(m["op1_stride"])) for m in moves for k in range(int(m["op2"]) + 1)}
+
+
 def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
-    """conv-relu, conv + residual-relu, a strided 1x1 projection: three layers chained through DRAM0."""
+    """conv-relu, conv + residual-relu, a strided 1x1 projection: three layers whose intermediate values a
+    and b stay in local memory (residency.py): DRAM0 sees x read and c written, nothing else."""
     rng = np.random.default_rng(5)
     lanes = ARTY.array_size
     x = rng.integers(-512, 512, (1, 12, 10, 10))
@@ -516,6 +529,14 @@ def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
         assert 0 < layer.accumulator_vectors <= ARTY.accumulator_depth
         assert layer.true_macs > 0 and 0 < layer.mac_efficiency < 1
     assert result.layers[2].true_macs == 20 * 12 * 5 * 5
+    places = {}
+    for op in module.regions[0].blocks[0].operations[0].regions[0].blocks[0].operations:
+        if op.operation.name == "hir.vars":
+            places[op.attributes["name"].value] = op.attributes["base"].value
+    vectors = {name: set(range(places[name], places[name] + vector_count(shape, lanes)))
+               for name, shape in (("x", x.shape), ("c", shapes[2]))}
+    assert _dram0_vectors(result.program, DataMoveKind.DRAM0_TO_LOCAL) == vectors["x"]
+    assert _dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0) == vectors["c"]
     # 3x3, pad 1 on 10 x 10: per dimension the three kernel rows see 9, 10 and 9 real input rows, so
     # taps on zero padding are not counted (Tensil's definition): 28 x 28, not 9 x 10 x 10.
     assert result.layers[0].true_macs == 12 * 12 * 28 * 28

@@ -18,7 +18,8 @@ pass over the unit's valid positions, with register 1 set up first:
   into the output region and added to with SIMD.
 
 Saves move the valid positions accumulators -> local -> DRAM0, rolled into
-one instruction per contiguous run.
+one instruction per contiguous run; a Vars that stays in local memory
+(`residency.py`) is written to, and read from, its planes there instead.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from lamina.target.tcu.program import INSTRUCTION, ConfigRegister, DataMoveKind,
 from .emitter import REGISTER, Emitter
 from .errors import ScheduleError
 from .layers import Elementwise, Save, Vars
+from .residency import Residency, load_vars
 from .units import Layout, Unit
 
 SIMD_OPS = {"add": SimdOp.ADD, "sub": SimdOp.SUBTRACT, "mul": SimdOp.MULTIPLY, "max": SimdOp.MAX,
@@ -88,11 +90,12 @@ def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
 class AccumulatorOps:
     """Emits a layer's accumulator ops and saves for each unit."""
 
-    def __init__(self, emitter: Emitter, layout: Layout, regions: dict[str, int]):
+    def __init__(self, emitter: Emitter, layout: Layout, regions: dict[str, int], residency: Residency):
         self.emitter = emitter
         self.builder = emitter.builder
         self.layout = layout
         self.regions = regions
+        self.residency = residency
 
     def base(self, temp: str) -> int:
         if temp not in self.regions:  # a HIR op reading a temp no earlier op of its layer produced
@@ -134,14 +137,18 @@ class AccumulatorOps:
         self.emitter.append(pairs.reshape(-1))
 
     def _load_vars(self, source: Vars, unit: Unit, destination: int, accumulate: bool) -> None:
-        staging = self.layout.staging + np.arange(len(unit.positions))
-        self.emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, staging, source.addresses(unit.tile, unit.pixels))
         kind = DataMoveKind.LOCAL_TO_ACC_ACCUMULATE if accumulate else DataMoveKind.LOCAL_TO_ACC
-        self.emitter.transfer(kind, staging, destination + unit.positions)
+        load_vars(self.emitter, source, self.residency.of(source), unit.tile, unit.pixels,
+                  self.layout.staging + np.arange(len(unit.positions)), destination + unit.positions, kind)
 
     # -- ops -----------------------------------------------------------------------------
 
     def save(self, op: Save, unit: Unit) -> None:
+        planes = self.residency.of(op.output)
+        if planes is not None:  # straight into the planes its reader addresses; pixels it never reads are dropped
+            stored, local = planes.addresses(unit.tile, unit.pixels)
+            self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, local[stored], self.base(op.input) + unit.positions[stored])
+            return
         staging = self.layout.staging + np.arange(len(unit.positions))
         self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, staging, self.base(op.input) + unit.positions)
         self.emitter.transfer(DataMoveKind.LOCAL_TO_DRAM0, staging, op.output.addresses(unit.tile, unit.pixels))

@@ -7,7 +7,7 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, binary_point_of, rounding_shift
+from lamina.dialects.hir import HIR, OUTPUTS_ATTRIBUTE, binary_point_of, interface_of, rounding_shift
 from lamina.dialects.hir_architecture import architecture_of
 from lamina.dialects.irdl import IN_PLACE, MEMORY_OBJECT
 from lamina.dialects.model import main_function
@@ -125,4 +125,5 @@ def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
                                     "a layer's weights are on one page", location=op.location)
             layer.page = layer.page or page
             layer.ops.append(_layer_op(op, objects))
-    return Program(steps, objects.images()), arch
+    outputs = frozenset(interface_of(module)[1]) if OUTPUTS_ATTRIBUTE in module.attributes else None
+    return Program(steps, objects.images(), outputs), arch

@@ -136,3 +136,4 @@ class Program:
 
     steps: list  # Layer | HostSegment
     consts: list[ConstsImage]
+    outputs: frozenset[str] | None = None  # the model's output names; None: unknown (no Vars stays in local memory)

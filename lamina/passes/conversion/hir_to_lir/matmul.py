@@ -30,6 +30,7 @@ from lamina.dialects.hir import matmul_weight_offsets
 
 from .emitter import Emitter
 from .layers import ConstsImage, MatMul
+from .residency import Planes
 from .units import Layout, Unit
 
 _DATA_MOVE, _LOAD_WEIGHT, _MATMUL = int(Opcode.DATA_MOVE), int(Opcode.LOAD_WEIGHT), int(Opcode.MATMUL)
@@ -62,6 +63,7 @@ class MatMulProducer:
         # per (co_t, kh, kw, ci_t): DRAM1 address of the tile's first weight row, or -1 if absent
         offsets, _ = matmul_weight_offsets(op.tile_slots, self.co_tiles, self.lanes)
         self.tile_addresses = np.where(offsets >= 0, op.weights_base + offsets, -1)
+        self.resident: Planes | None = None  # the input's planes when it stays in local memory (residency.py)
 
     # -- sizes -------------------------------------------------------------------------
 
@@ -74,7 +76,14 @@ class MatMulProducer:
     def sizes(self, rows: int) -> tuple[int, int, int]:
         """(producer local, producer accumulators, region) for bands of `rows` output rows."""
         weight_slot = self.lanes + 1
-        return self.input_vectors(rows) + weight_slot, 0, (rows - 1) * self.plane_width + self.out_w
+        planes = 0 if self.resident else self.input_vectors(rows)
+        return planes + weight_slot, 0, (rows - 1) * self.plane_width + self.out_w
+
+    def planes(self) -> Planes:
+        """The whole input as the zero-padded phase planes a band reads (at local address 0)."""
+        op = self.op
+        return Planes(0, self.images, self.ci_tiles, self.height, self.width, tuple(self.phases), op.strides,
+                      op.pads[:2], self.plane_rows(self.out_h), self.plane_width, self._needed(self.out_h, self.out_h))
 
     def partitions(self, rows: int) -> int:
         return self.stages(rows) * self.co_tiles
@@ -130,20 +139,30 @@ class MatMulProducer:
 
     def emit(self, emitter: Emitter, layout: Layout, rows: int, region: int):
         """Emit every stage; yield each output channel tile once it is in the accumulators."""
-        known_zero = np.zeros(self.input_vectors(rows), bool)  # input positions holding zeros already
         output = layout.region_base(region)
-        weight_slot = self.input_vectors(rows)
+        resident = self.resident
+        if resident is None:
+            known_zero = np.zeros(self.input_vectors(rows), bool)  # input positions holding zeros already
+            weight_slot = self.input_vectors(rows)
+        else:
+            weight_slot = 0
         computes: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}  # band rows -> per co_t (head, tail)
         for image in range(self.images):
             for first_row in range(0, self.out_h, rows):
                 band = min(rows, self.out_h - first_row)
-                self._load_band(emitter, image, first_row, band, rows, known_zero)
                 r, wo = np.divmod(np.arange(band * self.out_w), self.out_w)
                 positions = r * self.plane_width + wo
                 pixels = (image * self.out_h + first_row + r) * self.out_w + wo
-                if band not in computes:
-                    computes[band] = self._computes(emitter, band, rows, output)
-                for co_t, (head, tail) in enumerate(computes[band]):
+                if resident is not None:  # the MatMuls read the resident planes in place
+                    blocks = self._computes(emitter, band, output, weight_slot, resident.plane(image, 0, 0),
+                                            resident.rows, first_row)
+                else:
+                    self._load_band(emitter, image, first_row, band, rows, known_zero)
+                    if band not in computes:
+                        computes[band] = self._computes(emitter, band, output, weight_slot, 0,
+                                                        self.plane_rows(rows), 0)
+                    blocks = computes[band]
+                for co_t, (head, tail) in enumerate(blocks):
                     emitter.append(head)
                     if len(tail):  # the tiles after the first need a zero bias row in the slot
                         emitter.zero_vector(weight_slot)
@@ -189,30 +208,39 @@ class MatMulProducer:
                 needed[p, a:a + band, b:b + self.out_w] = True
         return needed
 
-    def _computes(self, emitter: Emitter, band: int, rows: int, output: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per output channel tile, the instructions over a band: per present tile in (kh, kw, ci_t) order,
-        its weights into the slot (`_tile_moves`), LoadWeight of N+1, and one MatMul over the band, the
-        first overwriting, the others accumulating. Split after the first tile: (first, the others)."""
+    def _computes(self, emitter: Emitter, band: int, output: int, weight_slot: int, planes: int, plane_rows: int,
+                  first_row: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per output channel tile, the instructions over a band whose input planes (plane_rows rows each,
+        the band's first row at `first_row`) start at local `planes`: per present tile in (kh, kw, ci_t)
+        order, its weights into the slot (`_tile_moves`), LoadWeight of N+1, and the MatMuls over the band,
+        the first tile overwriting, the others accumulating. Split after the first tile: (first, the others)."""
         op, builder, n = self.op, emitter.builder, self.lanes
         (kh, kw), (sh, sw), (dh, dw) = op.kernel, op.strides, op.dilations
-        plane_rows, weight_slot = self.plane_rows(rows), self.input_vectors(rows)
         addresses = self.tile_addresses.reshape(self.co_tiles, kh, kw, self.ci_tiles)
         co_t, i, j, ci_t = np.nonzero(addresses >= 0)
         phase_of = np.array([[self.phases.index(((a * dh) % sh, (b * dw) % sw)) for b in range(kw)]
                              for a in range(kh)], np.int64)
-        local = (((ci_t * len(self.phases) + phase_of[i, j]) * plane_rows + (i * dh) // sh) * self.plane_width
-                 + (j * dw) // sw)
+        local = planes + (((ci_t * len(self.phases) + phase_of[i, j]) * plane_rows + first_row + (i * dh) // sh)
+                          * self.plane_width + (j * dw) // sw)
         first = np.ones(len(co_t), bool)
         first[1:] = co_t[1:] != co_t[:-1]
-        triples = np.empty((len(co_t), 3), INSTRUCTION)
-        triples[:, 0] = self._tile_moves(emitter, addresses[co_t, i, j, ci_t], first, weight_slot)
-        triples[:, 1] = builder.records(_LOAD_WEIGHT, 0, weight_slot, 0, n, 0, 0)
-        triples[:, 2] = builder.records(_MATMUL, np.where(first, 0, _ACCUMULATE), local, 0, output, 0,
-                                        (band - 1) * self.plane_width + self.out_w - 1)
-        records = triples.reshape(-1)
-        starts = 3 * np.flatnonzero(first)
+        # per tile: DataMove, LoadWeight, then the MatMuls: one over the band, or one per output row when
+        # the planes are wider than the output (garbage columns), which costs no fill (a MatMul after a MatMul)
+        rows = band if self.plane_width > self.out_w else 1
+        size = self.out_w if rows > 1 else (band - 1) * self.plane_width + self.out_w
+        step = np.arange(rows) * self.plane_width
+        tiles = np.empty((len(co_t), 2 + rows), INSTRUCTION)
+        tiles[:, 0] = self._tile_moves(emitter, addresses[co_t, i, j, ci_t], first, weight_slot)
+        tiles[:, 1] = builder.records(_LOAD_WEIGHT, 0, weight_slot, 0, n, 0, 0)
+        tiles[:, 2:] = builder.records(_MATMUL, np.repeat(np.where(first, 0, _ACCUMULATE), rows),
+                                       (local[:, None] + step).reshape(-1), 0,
+                                       np.tile(output + step, len(co_t)), 0, size - 1).reshape(len(co_t), rows)
+        records = tiles.reshape(-1)
+        per_tile = 2 + rows
+        starts = per_tile * np.flatnonzero(first)
         ends = np.append(starts[1:], len(records))
-        return [(records[start:start + 3], records[start + 3:end]) for start, end in zip(starts.tolist(), ends.tolist())]
+        return [(records[start:start + per_tile], records[start + per_tile:end])
+                for start, end in zip(starts.tolist(), ends.tolist())]
 
     def _tile_moves(self, emitter: Emitter, addresses: np.ndarray, first: np.ndarray, weight_slot: int) -> np.ndarray:
         """The DataMove putting each tile's rows into the weight slot (bias row in the slot's first vector).

@@ -23,6 +23,7 @@ from lamina.target.tcu.program import ConfigRegister, DataMoveKind, Opcode, Simd
 
 from .emitter import REGISTER, Emitter
 from .layers import Load, Pool
+from .residency import Planes, load_vars
 from .units import Layout, Unit
 
 
@@ -41,6 +42,7 @@ class PoolProducer:
         self.smallest_stage = "one output row of one channel tile"
         self.factors = self._factor_lists()
         self.factor_values = sorted({f for fs in self.factors.values() for f in fs})
+        self.resident: Planes | None = None  # the input's planes when it stays in local memory (residency.py)
 
     def _window(self, ho: int, wo: int) -> list[tuple[int, int]]:
         """In-bounds input pixels (h, w) of output (ho, wo), in (kh, kw) order."""
@@ -94,9 +96,8 @@ class PoolProducer:
                     low, high = self._input_rows(first_row, band)
                     count = (high - low) * self.width
                     pixels = (image * self.height + low) * self.width + np.arange(count)
-                    emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, np.arange(count),
-                                     self.load.input.addresses(tile, pixels))
-                    emitter.transfer(DataMoveKind.LOCAL_TO_ACC, np.arange(count), np.arange(count))
+                    load_vars(emitter, self.load.input, self.resident, tile, pixels, np.arange(count),
+                               np.arange(count))
                     self._chains(emitter, low, first_row, band, output, factor_address)
                     positions = np.arange(band * self.out_w)
                     yield Unit(tile, positions, (image * self.out_h + first_row) * self.out_w + positions)
@@ -164,6 +165,7 @@ class LoadProducer:
         self.tiles = channel_tiles(as_nchw(self.load.input.shape)[1], self.lanes)
         self.pixels = self.load.input.pixels
         self.max_rows = self.pixels
+        self.resident: Planes | None = None
         self.smallest_stage = "one vector"
 
     def sizes(self, rows: int) -> tuple[int, int, int]:
@@ -184,7 +186,6 @@ class LoadProducer:
             for first in range(0, self.pixels, rows):
                 pixels = np.arange(first, min(first + rows, self.pixels))
                 positions = pixels - first
-                staging = layout.staging + positions
-                emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, staging, self.load.input.addresses(tile, pixels))
-                emitter.transfer(DataMoveKind.LOCAL_TO_ACC, staging, output + positions)
+                load_vars(emitter, self.load.input, self.resident, tile, pixels, layout.staging + positions,
+                           output + positions)
                 yield Unit(tile, positions, pixels)
