@@ -203,7 +203,7 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
         raise LaminaError(f"the model does not fit: DRAM1 (Consts) needs {resident.end + len(pool)} vectors with "
                           f"the scheduler's {len(pool)} constant vectors, architecture '{arch.name}' has "
                           f"{arch.dram1_depth}")
-    image = ConstsImage(0, resident.base, np.concatenate([resident.image, pool]))
+    image = resident.extended(pool)
     return Schedule(program, stats, plan, [image, *hir.consts[1:]], arch)
 
 
