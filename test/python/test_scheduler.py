@@ -299,21 +299,34 @@ def test_small_accumulators_split_a_layer_into_stages_that_still_agree():
     assert layer.accumulator_vectors <= TINY.accumulator_depth
 
 
-def test_one_matmul_per_output_row_skips_the_garbage_columns():
-    """3x3 stride-1 conv, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per output row
-    (6 outputs each, plane rows 8 apart): 9 x 6 MatMuls, none over the 2 garbage columns of the planes; only
-    the first after each LoadWeight pays the fill, so the band costs 36 cycles per tile, not (6-1)*8+6 = 46."""
+def test_one_matmul_per_output_row_skips_garbage_columns_and_padding():
+    """3x3 stride-1 conv, pad 1, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per
+    output row (plane rows 8 apart), never over the 2 garbage columns of the planes. The first tile
+    overwrites, so it covers all 6 x 6 outputs; the others accumulate and leave out the output rows and
+    columns where their kernel pixel reads zero padding (kernel row 0 reads padding for output row 0,
+    column 2 for output column 5, ...). Only the first MatMul after each LoadWeight pays the fill."""
     case = dict(arch=ARTY, n=1, ci=4, co=4, groups=1, kernel=(3, 3), strides=(1, 1), dilations=(1, 1),
                 pads=(1, 1, 1, 1), h=6, w=6, epilogue=[], seed=0)
     module, *_ = build_conv(case)
     program = schedule(module).program
+    expected = []  # (accumulate, accumulator address, local offset from the tile's first, size) per MatMul
+    for i, j in itertools.product(range(3), range(3)):
+        if (i, j) == (0, 0):
+            expected += [(0, r * 8, r * 8, 6) for r in range(6)]
+            continue
+        rows = [r for r in range(6) if 0 <= r + i - 1 < 6]
+        columns = [c for c in range(6) if 0 <= c + j - 1 < 6]
+        expected += [(1, r * 8 + columns[0], r * 8 + columns[0], len(columns)) for r in rows]
     matmuls = program[program["opcode"] == Opcode.MATMUL]
-    assert len(matmuls) == 9 * 6
-    assert set((matmuls["op2"] + 1).tolist()) == {6}
-    assert matmuls["op1"].tolist() == list(range(0, 48, 8)) * 9  # output row r at accumulator r * 8
-    assert matmuls["flags"].tolist() == [0] * 6 + [1] * 48  # the first tile overwrites, the others accumulate
+    after_load = np.flatnonzero(np.r_[0, program["opcode"][:-1]][program["opcode"] == Opcode.MATMUL]
+                                == Opcode.LOAD_WEIGHT)
+    tile_local = np.repeat(matmuls["op0"][after_load] - matmuls["op1"][after_load],
+                           np.diff(np.append(after_load, len(matmuls))))
+    got = list(zip(matmuls["flags"].tolist(), matmuls["op1"].tolist(),
+                   (matmuls["op0"] - tile_local).tolist(), (matmuls["op2"] + 1).tolist()))
+    assert got == expected
     cycles = instruction_cycles(program, ARTY)[program["opcode"] == Opcode.MATMUL]
-    assert cycles.reshape(9, 6).sum(axis=1).tolist() == [36 + ARTY.array_size] * 9
+    assert len(after_load) == 9 and cycles.sum() == sum(size for *_, size in expected) + 9 * ARTY.array_size
 
 
 def _weight_loads(program: np.ndarray) -> list[tuple]:

@@ -146,7 +146,7 @@ class MatMulProducer:
             weight_slot = self.input_vectors(rows)
         else:
             weight_slot = 0
-        computes: dict[int, list[tuple[np.ndarray, np.ndarray]]] = {}  # band rows -> per co_t (head, tail)
+        computes: dict[tuple[int, int], list] = {}  # (band rows, first row) -> per co_t (head, tail)
         for image in range(self.images):
             for first_row in range(0, self.out_h, rows):
                 band = min(rows, self.out_h - first_row)
@@ -155,13 +155,13 @@ class MatMulProducer:
                 pixels = (image * self.out_h + first_row + r) * self.out_w + wo
                 if resident is not None:  # the MatMuls read the resident planes in place
                     blocks = self._computes(emitter, band, output, weight_slot, resident.plane(image, 0, 0),
-                                            resident.rows, first_row)
+                                            resident.rows, first_row, first_row)
                 else:
                     self._load_band(emitter, image, first_row, band, rows, known_zero)
-                    if band not in computes:
-                        computes[band] = self._computes(emitter, band, output, weight_slot, 0,
-                                                        self.plane_rows(rows), 0)
-                    blocks = computes[band]
+                    if (band, first_row) not in computes:
+                        computes[band, first_row] = self._computes(emitter, band, output, weight_slot, 0,
+                                                                   self.plane_rows(rows), 0, first_row)
+                    blocks = computes[band, first_row]
                 for co_t, (head, tail) in enumerate(blocks):
                     emitter.append(head)
                     if len(tail):  # the tiles after the first need a zero bias row in the slot
@@ -209,38 +209,57 @@ class MatMulProducer:
         return needed
 
     def _computes(self, emitter: Emitter, band: int, output: int, weight_slot: int, planes: int, plane_rows: int,
-                  first_row: int) -> list[tuple[np.ndarray, np.ndarray]]:
-        """Per output channel tile, the instructions over a band whose input planes (plane_rows rows each,
-        the band's first row at `first_row`) start at local `planes`: per present tile in (kh, kw, ci_t)
-        order, its weights into the slot (`_tile_moves`), LoadWeight of N+1, and the MatMuls over the band,
-        the first tile overwriting, the others accumulating. Split after the first tile: (first, the others)."""
+                  plane_row: int, first_row: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per output channel tile, the instructions over the band of `band` output rows from `first_row`,
+        whose input planes (plane_rows rows each, the band's first at `plane_row`) start at local `planes`:
+        per present tile in (kh, kw, ci_t) order, its weights into the slot (`_tile_moves`), LoadWeight of
+        N+1, and its MatMuls (`_matmul_spans`), the first tile overwriting, the others accumulating. Split
+        after the first tile: (first, the others)."""
         op, builder, n = self.op, emitter.builder, self.lanes
         (kh, kw), (sh, sw), (dh, dw) = op.kernel, op.strides, op.dilations
         addresses = self.tile_addresses.reshape(self.co_tiles, kh, kw, self.ci_tiles)
         co_t, i, j, ci_t = np.nonzero(addresses >= 0)
         phase_of = np.array([[self.phases.index(((a * dh) % sh, (b * dw) % sw)) for b in range(kw)]
                              for a in range(kh)], np.int64)
-        local = planes + (((ci_t * len(self.phases) + phase_of[i, j]) * plane_rows + first_row + (i * dh) // sh)
+        local = planes + (((ci_t * len(self.phases) + phase_of[i, j]) * plane_rows + plane_row + (i * dh) // sh)
                           * self.plane_width + (j * dw) // sw)
         first = np.ones(len(co_t), bool)
         first[1:] = co_t[1:] != co_t[:-1]
-        # per tile: DataMove, LoadWeight, then the MatMuls: one over the band, or one per output row when
-        # the planes are wider than the output (garbage columns), which costs no fill (a MatMul after a MatMul)
-        rows = band if self.plane_width > self.out_w else 1
-        size = self.out_w if rows > 1 else (band - 1) * self.plane_width + self.out_w
-        step = np.arange(rows) * self.plane_width
-        tiles = np.empty((len(co_t), 2 + rows), INSTRUCTION)
-        tiles[:, 0] = self._tile_moves(emitter, addresses[co_t, i, j, ci_t], first, weight_slot)
-        tiles[:, 1] = builder.records(_LOAD_WEIGHT, 0, weight_slot, 0, n, 0, 0)
-        tiles[:, 2:] = builder.records(_MATMUL, np.repeat(np.where(first, 0, _ACCUMULATE), rows),
-                                       (local[:, None] + step).reshape(-1), 0,
-                                       np.tile(output + step, len(co_t)), 0, size - 1).reshape(len(co_t), rows)
-        records = tiles.reshape(-1)
-        per_tile = 2 + rows
-        starts = per_tile * np.flatnonzero(first)
-        ends = np.append(starts[1:], len(records))
-        return [(records[start:start + per_tile], records[start + per_tile:end])
-                for start, end in zip(starts.tolist(), ends.tolist())]
+        tile, offset, size = self._matmul_spans(band, first_row, i, j, first)
+        kept = first | (np.bincount(tile, minlength=len(co_t)) > 0)  # a tile reading only padding is skipped
+        count = 2 * kept + np.bincount(tile, minlength=len(co_t))
+        start = np.cumsum(count) - count  # each kept tile's first record
+        records = np.empty(int(count.sum()), INSTRUCTION)
+        records[start[kept]] = self._tile_moves(emitter, addresses[co_t, i, j, ci_t], first, weight_slot)[kept]
+        records[start[kept] + 1] = builder.records(_LOAD_WEIGHT, 0, weight_slot, 0, n, 0, 0)
+        within = np.arange(len(tile)) - np.repeat(np.cumsum(count - 2 * kept) - (count - 2 * kept), count - 2 * kept)
+        records[start[tile] + 2 + within] = builder.records(
+            _MATMUL, np.where(first[tile], 0, _ACCUMULATE), local[tile] + offset, 0, output + offset, 0, size - 1)
+        heads = np.flatnonzero(first)
+        ends = np.append(start[heads[1:]], len(records))
+        return [(records[start[h]:start[h] + count[h]], records[start[h] + count[h]:end])
+                for h, end in zip(heads.tolist(), ends.tolist())]
+
+    def _matmul_spans(self, band: int, first_row: int, i: np.ndarray, j: np.ndarray, first: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The MatMuls of each tile over the band, as (tile, offset in the planes and the region, size).
+
+        When the planes are wider than the output (garbage columns), one MatMul per output row over its
+        valid columns: a MatMul after a MatMul pays no fill. A tile that accumulates (not the first of
+        its co_t) adds exactly nothing where its kernel pixel reads zero padding (zero inputs, zero bias
+        row), so its rows and columns there are left out; the first overwrites, so it covers every
+        output. Otherwise one MatMul over the whole band, garbage columns included."""
+        out_w, width = self.out_w, self.plane_width
+        if width == out_w:
+            tiles = np.arange(len(i))
+            return tiles, np.zeros(len(i), np.int64), np.full(len(i), (band - 1) * width + out_w, np.int64)
+        (sh, sw), (dh, dw), (top, left) = self.op.strides, self.op.dilations, self.op.pads[:2]
+        rows = (first_row + np.arange(band))[None, :] * sh + (i * dh)[:, None] - top  # input row per output row
+        low = np.where(first, 0, np.clip(-(-(left - j * dw) // sw), 0, out_w))
+        high = np.where(first, out_w, np.clip((self.width - 1 + left - j * dw) // sw + 1, 0, out_w))
+        valid = first[:, None] | ((rows >= 0) & (rows < self.height) & (high > low)[:, None])
+        tile, row = np.nonzero(valid)
+        return tile, row * width + low[tile], (high - low)[tile]
 
     def _tile_moves(self, emitter: Emitter, addresses: np.ndarray, first: np.ndarray, weight_slot: int) -> np.ndarray:
         """The DataMove putting each tile's rows into the weight slot (bias row in the slot's first vector).
