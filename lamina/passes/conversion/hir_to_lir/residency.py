@@ -123,11 +123,12 @@ def _reads(layer: Layer) -> list[tuple[Vars, MatMul | None]]:
     return reads
 
 
-def plan_residency(steps: list, needs: dict[int, int], planes_for, local_depth: int, lanes: int,
+def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, local_depth: int, lanes: int,
                    outputs: frozenset[str] | None) -> Residency:
-    """Decide the resident Vars. `needs[position]`: local vectors layer `steps[position]` needs at its natural
-    band height; `planes_for(matmul)`: the Planes (at base 0) a matmul reads its input from. `outputs` None
-    (a program whose outputs are not known): nothing stays."""
+    """Decide the resident Vars. `needs[position]`: the local vectors layer `steps[position]` needs at its
+    natural band height, with its input planes and without them (its matmul input resident);
+    `planes_for(matmul)`: the Planes (at base 0) a matmul reads its input from. `outputs` None (a program
+    whose outputs are not known): nothing stays."""
     empty = Residency({}, {position: local_depth for position in needs}, {})
     if outputs is None:
         return empty
@@ -164,7 +165,9 @@ def plan_residency(steps: list, needs: dict[int, int], planes_for, local_depth: 
         planes = _layout([matmul for _, matmul in uses], planes_for, seen[name], lanes)
         if planes is None:
             continue
-        base = _place(planes.size, first, last, needs, kept, lives, local_depth)
+        floors = [needs[position][steps[position].ops[0].input.name in (name, *kept)] for position in
+                  range(first, last + 1) if position in needs]
+        base = _place(planes.size, first, last, max(floors), kept, lives, local_depth)
         if base is None:
             continue
         kept[name] = planes_for_base(planes, base)
@@ -205,11 +208,10 @@ def planes_for_base(planes: Planes, base: int) -> Planes:
                   planes.offsets, planes.rows, planes.columns, planes.needed)
 
 
-def _place(size: int, first: int, last: int, needs: dict[int, int], kept: dict[str, Planes],
+def _place(size: int, first: int, last: int, floor: int, kept: dict[str, Planes],
            lives: dict[str, tuple[int, int]], local_depth: int) -> int | None:
-    """The highest base where `size` vectors fit above every layer's working area during [first, last] and
-    clear of the kept Vars living then; None if there is none."""
-    floor = max(needs[position] for position in range(first, last + 1) if position in needs)
+    """The highest base where `size` vectors fit above `floor` (the largest working area a layer needs
+    during [first, last]) and clear of the kept Vars living then; None if there is none."""
     busy = sorted((kept[name].base, kept[name].base + kept[name].size) for name, (a, b) in lives.items()
                   if a <= last and first <= b)
     top = local_depth

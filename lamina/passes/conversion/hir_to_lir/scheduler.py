@@ -169,7 +169,9 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
             producer, ops = _producer(step, arch, hir.consts[step.page])
             regions, count = allocate_regions(producer_output(step), ops)
             prepared[position] = (producer, ops, regions, count, *_plan(step, producer, count, arch, arch.local_depth))
-    residency = plan_residency(hir.steps, {position: item[5].local_vectors for position, item in prepared.items()},
+    needs = {position: (layout.local_vectors, layout.local_vectors - _input_planes(producer, rows))
+             for position, (producer, _, _, _, rows, layout) in prepared.items()}
+    residency = plan_residency(hir.steps, needs,
                                lambda matmul: MatMulProducer(matmul, arch.array_size, hir.consts[0]).planes(),
                                arch.local_depth, arch.array_size, hir.outputs)
     for position, step in enumerate(hir.steps):
@@ -205,6 +207,11 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
                           f"{arch.dram1_depth}")
     image = resident.extended(pool)
     return Schedule(program, stats, plan, [image, *hir.consts[1:]], arch)
+
+
+def _input_planes(producer, rows: int) -> int:
+    """Local vectors a producer's input takes that a resident input saves (a matmul's band planes)."""
+    return producer.input_vectors(rows) if isinstance(producer, MatMulProducer) else 0
 
 
 def producer_output(layer: Layer) -> str:
