@@ -147,7 +147,8 @@ class AccumulatorOps:
         planes = self.residency.of(op.output)
         if planes is not None:  # straight into the planes its reader addresses; pixels it never reads are dropped
             stored, local = planes.addresses(unit.tile, unit.pixels)
-            self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, local[stored], self.base(op.input) + unit.positions[stored])
+            self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, local[stored],
+                                  self.base(op.input) + unit.positions[stored])
             return
         staging = self.layout.staging + np.arange(len(unit.positions))
         self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, staging, self.base(op.input) + unit.positions)

@@ -63,7 +63,8 @@ class _Objects:
             ends[page] = max(ends[page], base + len(value))
         # page 0 is allocated with the scheduler's reserve after it, so its constants append without a copy
         room = [SCHEDULER_CONSTS_RESERVE] + [0] * pages
-        buffers = [np.zeros((end - start + extra, self.lanes), np.int64) for start, end, extra in zip(starts, ends, room)]
+        buffers = [np.zeros((end - start + extra, self.lanes), np.int64)
+                   for start, end, extra in zip(starts, ends, room)]
         for page, base, value in consts:
             buffers[page][base - starts[page]:base - starts[page] + len(value)] = value
         return [ConstsImage(page, start, buffer[:end - start], buffer)

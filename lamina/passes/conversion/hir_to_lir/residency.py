@@ -142,7 +142,8 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
             continue
         saved = [op.output for op in step.ops if isinstance(op, Save)]
         for source in saved + [v for v, _ in _reads(step)]:
-            if source.tile_offset or seen.setdefault(source.name, source) != source or source.name in host_text:
+            named_by_host = f'"{source.name}"' in host_text  # a placeholder or save of a host module
+            if source.tile_offset or seen.setdefault(source.name, source) != source or named_by_host:
                 excluded.add(source.name)
         for target in saved:
             if target.name in writer:
