@@ -3,9 +3,12 @@
 Per layer: pick the producer (MatMul, Load, Load + Pool), plan the largest
 band (stage) whose local memory and accumulator needs fit the architecture,
 then emit stage by stage, each output channel tile running the layer's
-accumulator ops and saves. Host segments and consts pages (the host loading
-the next page of weights into DRAM1 before the first layer that reads it)
-cut the stream into accelerator steps of the plan.
+accumulator ops and saves. Before emitting, `residency.py` decides which
+values stay in local memory between layers (from every layer's natural
+plan); a layer reading one is re-planned without input planes. Host
+segments and consts pages (the host loading the next page of weights into
+DRAM1 before the first layer that reads it) cut the stream into accelerator
+steps of the plan.
 """
 
 from __future__ import annotations
