@@ -26,6 +26,7 @@ already kept; addresses are taken from the top of local memory down.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import numpy as np
@@ -132,7 +133,8 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
     empty = Residency({}, {position: local_depth for position in needs}, {})
     if outputs is None:
         return empty
-    host_text = "\n".join(step.module for step in steps if isinstance(step, HostSegment))
+    host_names = {name for step in steps if isinstance(step, HostSegment)  # a host module's placeholders, saves
+                  for name in re.findall(r'name = "([^"]*)"', step.module)}
     writer: dict[str, int] = {}
     readers: dict[str, list[tuple[int, MatMul | None]]] = {}
     seen: dict[str, Vars] = {}
@@ -142,8 +144,7 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
             continue
         saved = [op.output for op in step.ops if isinstance(op, Save)]
         for source in saved + [v for v, _ in _reads(step)]:
-            named_by_host = f'"{source.name}"' in host_text  # a placeholder or save of a host module
-            if source.tile_offset or seen.setdefault(source.name, source) != source or named_by_host:
+            if source.tile_offset or seen.setdefault(source.name, source) != source or source.name in host_names:
                 excluded.add(source.name)
         for target in saved:
             if target.name in writer:
@@ -155,6 +156,7 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
             readers.setdefault(source.name, []).append((position, matmul))
     kept: dict[str, Planes] = {}
     lives: dict[str, tuple[int, int]] = {}
+    active: list[str] = []  # kept Vars that may still overlap later candidates (candidates come by first layer)
     for name, first in sorted(writer.items(), key=lambda item: item[1]):
         uses = readers.get(name, [])
         if name in excluded or not uses:
@@ -166,15 +168,23 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
         planes = _layout([matmul for _, matmul in uses], planes_for, seen[name], lanes)
         if planes is None:
             continue
-        floors = [needs[position][steps[position].ops[0].input.name in (name, *kept)] for position in
-                  range(first, last + 1) if position in needs]
-        base = _place(planes.size, first, last, max(floors), kept, lives, local_depth)
+        floor = max(needs[position][steps[position].ops[0].input.name == name
+                                    or steps[position].ops[0].input.name in kept]
+                    for position in range(first, last + 1) if position in needs)
+        active = [other for other in active if lives[other][1] >= first]
+        busy = [(kept[other].base, kept[other].base + kept[other].size) for other in active
+                if lives[other][0] <= last]
+        base = _place(planes.size, floor, busy, local_depth)
         if base is None:
             continue
         kept[name] = planes_for_base(planes, base)
         lives[name] = (first, last)
-    budgets = {position: min([local_depth] + [kept[name].base for name, (a, b) in lives.items() if a <= position <= b])
-               for position in needs}
+        active.append(name)
+    budgets = dict.fromkeys(needs, local_depth)
+    for name, (first, last) in lives.items():
+        for position in range(first, last + 1):
+            if position in budgets:
+                budgets[position] = min(budgets[position], kept[name].base)
     starts: dict[int, list[str]] = {}
     for name, (first, _) in lives.items():
         starts.setdefault(first, []).append(name)
@@ -209,14 +219,11 @@ def planes_for_base(planes: Planes, base: int) -> Planes:
                   planes.offsets, planes.rows, planes.columns, planes.needed)
 
 
-def _place(size: int, first: int, last: int, floor: int, kept: dict[str, Planes],
-           lives: dict[str, tuple[int, int]], local_depth: int) -> int | None:
+def _place(size: int, floor: int, busy: list[tuple[int, int]], local_depth: int) -> int | None:
     """The highest base where `size` vectors fit above `floor` (the largest working area a layer needs
-    during [first, last]) and clear of the kept Vars living then; None if there is none."""
-    busy = sorted((kept[name].base, kept[name].base + kept[name].size) for name, (a, b) in lives.items()
-                  if a <= last and first <= b)
+    during the Vars's life) and clear of the `busy` address ranges (kept Vars living then); None if none."""
     top = local_depth
-    for low, high in reversed(busy):
+    for low, high in sorted(busy, reverse=True):
         if high <= top and top - size >= max(high, floor):
             return top - size
         top = min(top, low)
