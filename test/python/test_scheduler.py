@@ -555,39 +555,41 @@ def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
     assert result.layers[0].true_macs == 12 * 12 * 28 * 28
 
 
-def _two_readers(arch: Architecture, second_kernel: tuple[int, int]):
+def _two_readers(arch: Architecture, second_kernel: tuple[int, int], batch: int):
     """x -> a (1x1 conv), then a read by a 3x3 pad-1 conv (-> b) and by a conv of `second_kernel` (-> c)."""
     rng = np.random.default_rng(11)
-    x = rng.integers(-512, 512, (1, 4, 6, 6))
+    shape = (batch, 4, 6, 6)
+    x = rng.integers(-512, 512, shape)
     hir = HirBuilder(arch)
-    xv, av, bv, cv = (hir.vars(name, (1, 4, 6, 6)) for name in "xabc")
+    xv, av, bv, cv = (hir.vars(name, shape) for name in "xabc")
     for index, (source, target, kernel) in enumerate([(xv, av, (1, 1)), (av, bv, (3, 3)), (av, cv, second_kernel)]):
         image, slots = weight_tiles(rng.integers(-48, 48, (4, 4, *kernel)), rng.integers(-256, 256, 4),
                                     arch.array_size)
         pad = kernel[0] // 2
-        t = hir.temp(index, (1, 4, 6, 6))
+        t = hir.temp(index, shape)
         hir.op("matmul", [t, source, hir.consts(image)], index, kernel=_ints(kernel), strides=_ints((1, 1)),
                pads=_ints((pad, pad, pad, pad)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
         hir.op("save", [target, t], index)
     module = hir.module(["x"], ["b", "c"])
-    got, result = run_scheduled(module, {"x": x}, {"b": (1, 4, 6, 6), "c": (1, 4, 6, 6)})
+    got, result = run_scheduled(module, {"x": x}, {"b": shape, "c": shape})
     expected = run_hir(module, {"x": FP16BP8.to_float(x)})
     for name in "bc":
         np.testing.assert_array_equal(FP16BP8.to_float(got[name]), expected[name])
     return len(_dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0))
 
 
-@pytest.mark.parametrize("arch, second_kernel, a_in_dram0", [
-    (TINY, (3, 3), False),  # both readers address the same padded planes: a stays in local memory
-    (TINY, (1, 1), True),   # the readers want different planes: a goes through DRAM0
+@pytest.mark.parametrize("arch, second_kernel, batch, a_in_dram0", [
+    (TINY, (3, 3), 1, False),  # both readers address the same padded planes: a stays in local memory
+    (TINY, (3, 3), 2, False),  # two images: a plane group per image
+    (TINY, (1, 1), 1, True),   # the readers want different planes: a goes through DRAM0
     (Architecture(name="cramped", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
                   local_depth=112, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
-                  stride1_depth=8), (3, 3), True),  # a's 64-vector planes do not fit above the working area
+                  stride1_depth=8), (3, 3), 1, True),  # a's 64-vector planes do not fit above the working area
 ])
 def test_a_value_stays_in_local_memory_only_when_every_reader_can_use_one_layout_that_fits(
-        arch, second_kernel, a_in_dram0):
-    outputs = 2 * 36  # b and c: 36 vectors each
-    assert _two_readers(arch, second_kernel) == outputs + (36 if a_in_dram0 else 0)
+        arch, second_kernel, batch, a_in_dram0):
+    per_value = 36 * batch  # vectors of one 4-channel 6 x 6 value
+    assert _two_readers(arch, second_kernel, batch) == 2 * per_value + (per_value if a_in_dram0 else 0)
 
 
 def test_host_segments_split_the_plan():
