@@ -8,13 +8,16 @@
                                 built only when asked, HIR is converted from the optimized graph)
       -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
       -> lir.mlir               the scheduler's program, one op per instruction
+      -> weights.npz            the large constants of the levels written, each stored once
       -> model.tprog / model.tdata / model.pageK.tdata / model.tmodel / host-K.mlir
       -> summary.txt / summary.json
 
-Every `.mlir` is complete and parses back (Lamina's textual IR is the
-interface between levels), however large the weights. `emit` names the
-levels whose `.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is
-also only built when named). Each stage is timed and `progress` hears each
+Every `.mlir` parses back (Lamina's textual IR is the interface between
+levels); constants of more than `INLINE_ELEMENTS` elements are stored once,
+in binary, in `weights.npz`, which the `.mlir` files name
+(`lamina/dialects/external_weights.py`). `emit` names the levels whose
+`.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is also only
+built when named). Each stage is timed and `progress` hears each
 one start.
 """
 
@@ -33,6 +36,7 @@ from mlir import ir
 from lamina.dialects import model
 from lamina.dialects.context import make_context, parse_module, print_module
 from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.external_weights import WeightsFile, external_text
 from lamina.dialects.hir import HIR, interface_of
 from lamina.dialects.lir_program import program_to_lir_text, verify_program
 from lamina.dialects.model import body_ops
@@ -58,6 +62,7 @@ from .summary import CompileSummary, HostSegment, LayerSummary, host_dram0_vecto
 
 ACCELERATOR_BACKEND = "accelerator"
 MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
+WEIGHTS_FILE_NAME = "weights.npz"  # the large constants of every emitted level, each stored once
 FORMATS = ("calibrated", "tensil")  # a binary point per tensor, or the data type's everywhere (Tensil)
 
 
@@ -81,9 +86,11 @@ def optimize_pipeline() -> str:
     return f"builtin.module({GraphOptimize.name}{{backend={ACCELERATOR_BACKEND} check-support=false}})"
 
 
-# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise.
+# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise: only the
+# HIR is cheap (its weights are the 16-bit data, once more than model.tdata); the graph levels hold the float
+# weights (ResNet-50: 100 MB each in weights.npz) and the LIR one op per instruction (1 M ops, 160 MB of text).
 LEVELS = ("graph", "graph-optimized", "buffers", "hir", "lir")
-DEFAULT_EMIT = ("graph", "graph-optimized", "hir", "lir")
+DEFAULT_EMIT = ("hir",)
 
 
 class _Stages:
@@ -95,6 +102,7 @@ class _Stages:
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
+        self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -116,9 +124,11 @@ class _Stages:
         return path
 
     def write_module(self, level: str, module: ir.Operation) -> None:
-        """`<level>.mlir`, if that level is emitted."""
+        """`<level>.mlir`, if that level is emitted; its large constants go to the shared `weights.npz`."""
         if level in self.emit:
-            self.write(f"{level}.mlir", print_module(module, debug_info=True))
+            self.write(f"{level}.mlir", external_text(module, self.weights))
+            if self.weights.path.exists():
+                self.files.setdefault(self.weights.path.name, self.weights.path)
 
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,

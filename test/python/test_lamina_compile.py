@@ -25,7 +25,8 @@ from lamina.runtime.tcu_simulator import simulate
 
 from accelerator_models import small_cnn
 
-MODEL_FILES = ("graph.mlir", "graph-optimized.mlir", "hir.mlir", "lir.mlir",
+EVERY_LEVEL_BUT_BUFFERS = ("graph", "graph-optimized", "hir", "lir")
+MODEL_FILES = ("graph.mlir", "weights.npz", "graph-optimized.mlir", "hir.mlir", "lir.mlir",
                "model.tprog", "model.tdata", "model.tmodel", "host-0.mlir", "summary.txt", "summary.json")
 
 
@@ -51,7 +52,7 @@ def small_cnn_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module", params=architecture_names())
 def compiled(request, small_cnn_file, tmp_path_factory):
     outdir = tmp_path_factory.mktemp(request.param)
-    return compile_model(small_cnn_file, request.param, outdir)
+    return compile_model(small_cnn_file, request.param, outdir, emit=EVERY_LEVEL_BUT_BUFFERS)
 
 
 def test_every_file_is_written_and_every_mlir_parses(compiled):
@@ -60,7 +61,23 @@ def test_every_file_is_written_and_every_mlir_parses(compiled):
     for name, path in compiled.files.items():
         assert path.exists() and path.stat().st_size > 0, name
         if name.endswith(".mlir"):
-            parse_module(path.read_text(), context, name)
+            parse_module(path.read_text(), context, str(path))
+    assert "dense_resource<" in (compiled.outdir / "graph.mlir").read_text()  # fc_w: 1,280 elements
+
+
+def test_by_default_only_the_hir_level_is_written_and_the_summary_is_the_same(compiled, small_cnn_file, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    default = compile_model(small_cnn_file, "arty-a7", tmp_path)
+    assert sorted(path.name for path in tmp_path.glob("*.mlir")) == ["hir.mlir", "host-0.mlir"]
+
+    def without_timings(result):
+        figures = json.loads((result.outdir / "summary.json").read_text())
+        del figures["compile_seconds"], figures["stage_seconds"]
+        return figures
+
+    assert without_timings(default) == without_timings(compiled)
+    assert (tmp_path / "model.tdata").read_bytes() == (compiled.outdir / "model.tdata").read_bytes()
 
 
 def test_summary_numbers_agree_with_the_files(compiled):
