@@ -34,7 +34,7 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects import model
-from lamina.dialects.context import make_context, parse_module, print_module
+from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.external_weights import WeightsFile, external_text
 from lamina.dialects.hir import HIR, interface_of
@@ -43,9 +43,9 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, onnx_runner, random_inputs, randomize_weights
+from lamina.frontend.random_weights import randomize_weights
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
-from lamina.passes.conversion.graph_to_hir.partition import classify, host_interface
+from lamina.passes.conversion.graph_to_hir.partition import classify, module_interface
 from lamina.passes.conversion.hir_to_lir import schedule
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
@@ -58,6 +58,7 @@ from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 
 from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
+from .onnx_side import OnnxSide
 from .summary import CompileSummary, HostSegment, LayerSummary, host_dram0_vectors, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
@@ -163,16 +164,19 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     context = make_context()
 
     with stages.stage("import"):
-        graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
+        graph, model_name, proto = _load(str(source), context, input_shapes, random_weights)
         stages.write_module("graph", graph)
         calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
                                                          random_weights or 0)
+        # onnxruntime's share (activation peak, the check's float outputs) runs beside the compile
+        onnx_side = None if proto is None else OnnxSide(proto, random_weights, calibration if check else None)
+        del proto
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
         stages.write_module("graph-optimized", graph)
     if "buffers" in stages.emit:
         with stages.stage("graph-to-buffers"):
-            buffers = parse_module(print_module(graph, debug_info=True), context, "graph-optimized.mlir")
+            buffers = graph.clone()  # graph-to-buffers works in place; HIR is converted from `graph`
             run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
             stages.write_module("buffers", buffers)
             del buffers  # only printed: free it before the large HIR stages
@@ -195,7 +199,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
-        plan, host_modules, host_segments = _plan(scheduled.plan, context, host_reasons)
+        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, context, host_reasons)
         inputs, outputs, variables = memory_map(graph, architecture, input_specs, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
@@ -207,10 +211,11 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     accuracy = None
     if check:
         with stages.stage("check (simulate the samples)"):
-            float_model, reference = _float_model(proto, str(source), context)
+            float_model, reference = ((onnx_side.float_model(), "onnxruntime") if onnx_side is not None
+                                      else _graph_float_model(str(source), context))
             accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference,
                                       float_layers, formats, scheduled.program)
-    host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
+    host_constants = sum(_constant_scalars(module) for module in host_parsed)
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
         cycles=scheduled.cycles,
@@ -230,7 +235,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         stage_seconds=dict(stages.seconds), accuracy=accuracy)
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
-    return CompileResult(outdir, stages.files, summary, peak)
+    return CompileResult(outdir, stages.files, summary, onnx_side.activation_peak() if onnx_side else None)
 
 
 def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, TensorSpec],
@@ -255,19 +260,16 @@ def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, Ten
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
 
 
-def _float_model(proto, source: str, context: ir.Context) -> tuple[Callable, str]:
-    """What the accuracy check compares with: onnxruntime on the ONNX model, else the graph interpreter
-    on the graph module as given."""
-    if proto is not None:
-        return onnx_runner(proto), "onnxruntime"
+def _graph_float_model(source: str, context: ir.Context) -> tuple[Callable, str]:
+    """What the accuracy check compares a graph module with: the graph interpreter on the module as given
+    (read again: the compile rewrote the first one in place)."""
     graph = parse_module(Path(source).read_text(encoding="utf-8"), context, source)
     return (lambda feeds: graph_interpreter.run(graph, feeds)), "the graph interpreter"
 
 
 def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
-          random_weights: int | None) -> tuple[ir.Operation, str, float | None, object]:
-    """The graph module, the model's name, the activation peak when weights were randomized, and the
-    (randomized) ONNX model, None for a graph module."""
+          random_weights: int | None) -> tuple[ir.Operation, str, object]:
+    """The graph module, the model's name and the (randomized) ONNX model, None for a graph module."""
     if source.endswith(".mlir"):
         if random_weights is not None or input_shapes:
             raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
@@ -278,14 +280,12 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
             raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
         module = parse_module(text, context, source)
         _require_graph_module(module, source)
-        return module, Path(source).stem, None, None
+        return module, Path(source).stem, None
     name = source[len(LIGHT_PREFIX):] if source.startswith(LIGHT_PREFIX) else Path(source).stem
     proto = load_onnx(source)
-    peak = None
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)
-        peak = activation_peak(proto, random_inputs(proto, random_weights))
-    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
+    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, proto
 
 
 def _require_graph_module(module: ir.Operation, source: str) -> None:
@@ -295,11 +295,12 @@ def _require_graph_module(module: ir.Operation, source: str) -> None:
 
 
 def _plan(steps: list[dict], context: ir.Context, reasons: dict[str, tuple[str, ...]]
-          ) -> tuple[list[PlanStep], dict[str, str], tuple[HostSegment, ...]]:
-    """The scheduler's plan as manifest steps, each host step's module text by file name, and the
-    summary's host segments (each module parsed once)."""
+          ) -> tuple[list[PlanStep], dict[str, str], list[ir.Operation], tuple[HostSegment, ...]]:
+    """The scheduler's plan as manifest steps, each host step's module text by file name, the modules
+    parsed (once each), and the summary's host segments."""
     plan: list[PlanStep] = []
     host_modules: dict[str, str] = {}
+    parsed: list[ir.Operation] = []
     segments: list[HostSegment] = []
     for step in steps:
         if step["kind"] == "accelerator":
@@ -309,11 +310,12 @@ def _plan(steps: list[dict], context: ir.Context, reasons: dict[str, tuple[str, 
             plan.append(ConstsStep(step["page"]))
             continue
         file_name = f"host-{step['segment']}.mlir"
-        reads, writes, counts = host_interface(step["module"], context)
+        parsed.append(parse_module(step["module"], context, file_name))
+        reads, writes, counts = module_interface(parsed[-1])
         plan.append(HostStep(file_name, tuple(reads), tuple(writes)))
         host_modules[file_name] = step["module"]
         segments.append(_host_segment(plan[-1], counts, reasons))
-    return plan, host_modules, tuple(segments)
+    return plan, host_modules, parsed, tuple(segments)
 
 
 def _host_reasons(graph: ir.Operation) -> dict[str, tuple[str, ...]]:
