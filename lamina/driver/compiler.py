@@ -23,6 +23,8 @@ one start.
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -43,7 +45,7 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import randomize_weights
+from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.partition import classify, module_interface
 from lamina.passes.conversion.hir_to_lir import schedule
@@ -58,7 +60,7 @@ from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 
 from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
-from .onnx_side import OnnxSide
+from .onnx_reference import OnnxReference
 from .summary import CompileSummary, HostSegment, LayerSummary, host_dram0_vectors, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
@@ -107,6 +109,7 @@ class _Stages:
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        _return_free_memory()
         self.progress(name)
         start = time.perf_counter()
         yield
@@ -130,6 +133,24 @@ class _Stages:
             self.write(f"{level}.mlir", external_text(module, self.weights))
             if self.weights.path.exists():
                 self.files.setdefault(self.weights.path.name, self.weights.path)
+
+
+def _return_free_memory() -> None:
+    """Give the memory the last stage freed back to the system (glibc keeps it otherwise, and the next
+    stage's large arrays come from fresh pages): the peak RSS is the largest stage, not their sum."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _load_libc():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:  # not glibc: nothing to give back this way
+        return None
+
+
+_LIBC = _load_libc()
 
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
@@ -164,12 +185,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     context = make_context()
 
     with stages.stage("import"):
-        graph, model_name, proto = _load(str(source), context, input_shapes, random_weights)
+        graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
         stages.write_module("graph", graph)
         calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
                                                          random_weights or 0)
-        # onnxruntime's share (activation peak, the check's float outputs) runs beside the compile
-        onnx_side = None if proto is None else OnnxSide(proto, random_weights, calibration if check else None)
+        # the check's float outputs: onnxruntime runs beside the compile, then the ONNX model is dropped
+        reference = OnnxReference(proto, calibration) if check and proto is not None else None
         del proto
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
@@ -184,9 +205,13 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
         input_specs, output_specs = model.inputs(graph), model.outputs(graph)
+
+        def measure(module: ir.Operation):
+            ranges, first_sample = value_ranges(module, calibration)
+            return ranges, first_sample if check else {}  # the first sample's values serve the check only
+
         # in place: `graph` is now the HIR module
-        float_layers = convert_graph_to_hir(graph, architecture, lambda module: value_ranges(module, calibration),
-                                            calibrated=formats == "calibrated")
+        float_layers = convert_graph_to_hir(graph, architecture, measure, calibrated=formats == "calibrated")
         stages.write_module("hir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)
@@ -211,9 +236,9 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     accuracy = None
     if check:
         with stages.stage("check (simulate the samples)"):
-            float_model, reference = ((onnx_side.float_model(), "onnxruntime") if onnx_side is not None
-                                      else _graph_float_model(str(source), context))
-            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference,
+            float_model, reference_name = ((reference.float_model(), "onnxruntime") if reference is not None
+                                           else _graph_float_model(str(source), context))
+            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference_name,
                                       float_layers, formats, scheduled.program)
     host_constants = sum(_constant_scalars(module) for module in host_parsed)
     summary = CompileSummary(
@@ -235,7 +260,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         stage_seconds=dict(stages.seconds), accuracy=accuracy)
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
-    return CompileResult(outdir, stages.files, summary, onnx_side.activation_peak() if onnx_side else None)
+    return CompileResult(outdir, stages.files, summary, peak)
 
 
 def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, TensorSpec],
@@ -268,8 +293,10 @@ def _graph_float_model(source: str, context: ir.Context) -> tuple[Callable, str]
 
 
 def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
-          random_weights: int | None) -> tuple[ir.Operation, str, object]:
-    """The graph module, the model's name and the (randomized) ONNX model, None for a graph module."""
+          random_weights: int | None) -> tuple[ir.Operation, str, float | None, object]:
+    """The graph module, the model's name, the activation peak when weights were randomized (measured
+    before the import, so that its onnxruntime session and the graph's constants are not held together), and
+    the (randomized) ONNX model, None for a graph module."""
     if source.endswith(".mlir"):
         if random_weights is not None or input_shapes:
             raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
@@ -280,12 +307,14 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
             raise LaminaError(f"{source}: cannot read: {error.strerror}") from None
         module = parse_module(text, context, source)
         _require_graph_module(module, source)
-        return module, Path(source).stem, None
+        return module, Path(source).stem, None, None
     name = source[len(LIGHT_PREFIX):] if source.startswith(LIGHT_PREFIX) else Path(source).stem
     proto = load_onnx(source)
+    peak = None
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)
-    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, proto
+        peak = activation_peak(proto, random_inputs(proto, random_weights))
+    return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 
 
 def _require_graph_module(module: ir.Operation, source: str) -> None:
