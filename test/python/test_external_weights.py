@@ -123,3 +123,28 @@ def test_every_emitted_level_runs_from_its_files(tmp_path):
         run = subprocess.run([str(lamina_run), f"out/{level}.mlir"], cwd=tmp_path, capture_output=True, text=True,
                              timeout=300)
         assert run.returncode == 0 and "prob" in run.stdout, (level, run.stderr)
+
+
+def test_lamina_import_and_lamina_opt_write_their_weights_beside_the_output(tmp_path):
+    onnx.save(small_cnn(), str(tmp_path / "small_cnn.onnx"))
+    tools = Path(sys.executable).parent
+
+    def tool(*args: str) -> subprocess.CompletedProcess:
+        done = subprocess.run([str(tools / args[0]), *args[1:]], cwd=tmp_path, capture_output=True, text=True,
+                              timeout=300)
+        assert done.returncode == 0, done.stderr
+        return done
+
+    tool("lamina-import", "small_cnn.onnx", "-o", "imported.mlir")
+    tool("lamina-opt", "imported.mlir", "--pass-pipeline=builtin.module(graph-dce)", "-o", "optimized.mlir")
+    for name in ("imported", "optimized"):
+        assert 'lamina.weights = "' + name + '.weights.npz"' in (tmp_path / f"{name}.mlir").read_text()
+        assert (tmp_path / f"{name}.weights.npz").exists()
+    inline = tool("lamina-opt", "optimized.mlir").stdout  # to stdout: complete, no weights file needed
+    assert "dense_resource" not in inline and "lamina.weights" not in inline
+    (tmp_path / "sub").mkdir()
+    (tmp_path / "sub" / "inline.mlir").write_text(inline)
+    tool("lamina-run", "imported.mlir", "--output", "a.npz")
+    tool("lamina-run", "sub/inline.mlir", "--output", "b.npz")
+    with np.load(tmp_path / "a.npz") as first, np.load(tmp_path / "b.npz") as second:
+        assert all(np.array_equal(first[key], second[key]) for key in first.files)
