@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import tempfile
@@ -25,6 +24,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import load_average  # noqa: E402
+from import_and_interpret import report_header  # noqa: E402
 
 TARGETS = {("resnet50", "ultra96v2"): {"wall": 5.0, "rss_mb": 1000.0, "written_mb": 150.0},
            ("vgg19", "zcu104"): {"wall": 15.0}}
@@ -86,9 +86,11 @@ def main() -> None:
         for mode in args.modes.split(","):
             rows.append(measure(model, arch, mode))
             print(table(rows[-1:]).splitlines()[2], file=sys.stderr, flush=True)
-    header = (f"# lamina-compile: time, memory, bytes written\n\n`python benchmarks/compile.py --runs {args.runs} "
-              f"--modes {args.modes}` on {os.cpu_count()} cores.\n\n")
-    Path(args.output).write_text(header + table(rows), encoding="utf-8")
+    header = report_header("lamina-compile: wall and CPU time, peak memory, bytes written",
+                           f"python benchmarks/compile.py --runs {args.runs} --modes {args.modes}")
+    notes = ["", "Each run: `lamina-compile light:MODEL --arch ARCH --random-weights 0 -o DIR` (mode no-check adds",
+             "`--no-check`) under `/usr/bin/time`; written = the files in DIR. Targets (issue 18) in parentheses.", ""]
+    Path(args.output).write_text("\n".join(header + notes) + table(rows), encoding="utf-8")
     print(table(rows))
 
 

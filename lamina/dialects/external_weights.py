@@ -78,7 +78,7 @@ def external_text(module: ir.Operation, weights: WeightsFile, *, debug_info: boo
     against its type before its key replaces it. Text where that does not add
     up (a large elements attribute nested elsewhere) is printed inline.
     """
-    large = [(op, name, attr) for op, name, attr in _elements_attributes(module) if _is_large(attr)]
+    large = _attributes(module, _is_large)
     if not large:
         return module.get_asm(enable_debug_info=debug_info)
     module.attributes[WEIGHTS_ATTRIBUTE] = ir.StringAttr.get(weights.path.name, module.context)
@@ -109,14 +109,14 @@ def _key(array: np.ndarray, type_: ir.Type) -> str:
     return f"w_{digest.hexdigest()}"
 
 
-def _elements_attributes(module: ir.Operation):
-    """(op, attribute name, attribute) for every dense elements attribute of an op, in walk order."""
+def _attributes(module: ir.Operation, wanted) -> list[tuple[ir.Operation, str, ir.Attribute]]:
+    """(op, attribute name, attribute) for every top-level op attribute `wanted(attribute)` accepts, in walk order."""
     found = []
 
     def visit(op: ir.Operation) -> ir.WalkResult:
         attributes = op.attributes
         for named in (attributes[i] for i in range(len(attributes))):
-            if isinstance(named.attr, ir.DenseElementsAttr):
+            if wanted(named.attr):
                 found.append((op, named.name, named.attr))
         return ir.WalkResult.ADVANCE
 
@@ -124,8 +124,12 @@ def _elements_attributes(module: ir.Operation):
     return found
 
 
-def _is_large(attr: ir.DenseElementsAttr) -> bool:
-    return not attr.is_splat and int(np.prod(ir.ShapedType(attr.type).shape)) > INLINE_ELEMENTS
+def _is_resource(attr: ir.Attribute) -> bool:
+    return type(attr) is ir.Attribute and str(attr).startswith("dense_resource<")  # not downcast by the bindings
+
+
+def _is_large(attr: ir.Attribute) -> bool:
+    return isinstance(attr, ir.DenseElementsAttr) and not attr.is_splat and int(np.prod(ir.ShapedType(attr.type).shape)) > INLINE_ELEMENTS
 
 
 def attach_weights(module: ir.Operation, text: str, source_name: str) -> None:
@@ -133,7 +137,7 @@ def attach_weights(module: ir.Operation, text: str, source_name: str) -> None:
     `lamina.weights` names, which must sit beside `source_name`; then drop that attribute."""
     if WEIGHTS_ATTRIBUTE not in module.attributes:
         if "dense_resource<" in text:
-            first = next(iter(_resource_attributes(module)), None)
+            first = next(iter(_attributes(module, _is_resource)), None)
             if first is not None:
                 raise LaminaError(f"{format_location(first[0].location)}: error: dense_resource constants need "
                                   f"the weights file named by the module attribute '{WEIGHTS_ATTRIBUTE}'")
@@ -141,7 +145,7 @@ def attach_weights(module: ir.Operation, text: str, source_name: str) -> None:
     path = _weights_path(module, source_name)
     try:
         with np.load(path, allow_pickle=False) as archive:
-            for op, name, attr in _resource_attributes(module):
+            for op, name, attr in _attributes(module, _is_resource):
                 op.attributes[name] = _stored(archive, op, attr, path)
     except (OSError, zipfile.BadZipFile, ValueError) as error:
         reason = error.strerror if isinstance(error, OSError) and error.strerror else error
@@ -159,21 +163,6 @@ def _weights_path(module: ir.Operation, source_name: str) -> Path:
         raise LaminaError(f"{where} the IR names weights file '{name}' but was not read from a file: "
                           "read it from its directory")
     return Path(source_name).parent / name
-
-
-def _resource_attributes(module: ir.Operation):
-    """(op, attribute name, attribute) for every `dense_resource` attribute of an op."""
-    found = []
-
-    def visit(op: ir.Operation) -> ir.WalkResult:
-        attributes = op.attributes
-        for named in (attributes[i] for i in range(len(attributes))):
-            if type(named.attr) is ir.Attribute and str(named.attr).startswith("dense_resource<"):
-                found.append((op, named.name, named.attr))
-        return ir.WalkResult.ADVANCE
-
-    module.walk(visit, ir.WalkOrder.PRE_ORDER)
-    return found
 
 
 def _stored(archive, op: ir.Operation, attr: ir.Attribute, path: Path) -> ir.Attribute:

@@ -148,3 +148,14 @@ def test_lamina_import_and_lamina_opt_write_their_weights_beside_the_output(tmp_
     tool("lamina-run", "sub/inline.mlir", "--output", "b.npz")
     with np.load(tmp_path / "a.npz") as first, np.load(tmp_path / "b.npz") as second:
         assert all(np.array_equal(first[key], second[key]) for key in first.files)
+
+
+def test_a_large_constant_nested_in_another_attribute_keeps_the_module_inline(tmp_path):
+    nested = ", ".join(f"{value:.1f}" for value in LARGE)
+    text = _module_text(LARGE, SMALL).replace(
+        "func.func @main() {", f"func.func @main() attributes {{lamina.note = [dense<[{nested}]> : tensor<{LARGE.size}xf32>]}} {{")
+    module = parse_module(text, make_context(), "nested.mlir")
+    written = external_text(module, WeightsFile(tmp_path / "weights.npz"))
+    assert "dense_resource" not in written and "lamina.weights" not in written
+    assert not (tmp_path / "weights.npz").exists()
+    assert print_module(parse_module(written, make_context(), "-")) == print_module(module)
