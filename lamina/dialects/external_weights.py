@@ -16,13 +16,16 @@ from __future__ import annotations
 import hashlib
 import re
 import zipfile
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Callable, Iterator
 
 import numpy as np
 from mlir import ir
 
 from .attr_kinds import ELEMENTS
 from .diagnostics import LaminaError, format_location
+from .types import spec_of
 
 WEIGHTS_ATTRIBUTE = "lamina.weights"
 INLINE_ELEMENTS = 1024  # constants with more elements than this go to the weights file
@@ -44,16 +47,22 @@ class WeightsFile:
         self.path = path
         self._keys: set[str] | None = None  # None: the file is started afresh on the first write
 
-    def store(self, arrays: dict[str, np.ndarray]) -> None:
+    @contextmanager
+    def adding(self) -> Iterator[Callable[[np.ndarray, ir.Type], str]]:
+        """A function storing an array of an MLIR type (unless stored already) and returning its key."""
         mode = "w" if self._keys is None else "a"
         self._keys = self._keys or set()
         try:
             with zipfile.ZipFile(self.path, mode, zipfile.ZIP_STORED, allowZip64=True) as archive:
-                for key, array in arrays.items():
+                def add(array: np.ndarray, type_: ir.Type) -> str:
+                    key = _key(array, type_)
                     if key not in self._keys:
                         with archive.open(f"{key}.npy", "w", force_zip64=True) as member:
                             np.lib.format.write_array(member, array, allow_pickle=False)
                         self._keys.add(key)
+                    return key
+
+                yield add
         except OSError as error:
             raise LaminaError(f"{self.path}: cannot write: {error.strerror}") from None
 
@@ -89,18 +98,18 @@ def external_text(module: ir.Operation, weights: WeightsFile, *, debug_info: boo
     if len(pieces) != len(large) + 1 or not all(piece.startswith(f" : {attr.type}")
                                                  for piece, (_, _, attr) in zip(pieces[1:], large)):
         return module.get_asm(enable_debug_info=debug_info)
-    arrays = {}
-    keys = []
-    for _, _, attr in large:
-        array = ELEMENTS.decode(attr)
-        keys.append(_key(array, attr.type))
-        arrays[keys[-1]] = array
-    weights.store(arrays)
-    del arrays
+    with weights.adding() as add:  # one array at a time, straight from the attribute's storage
+        keys = [add(_array(attr), attr.type) for _, _, attr in large]
     out = [pieces[0]]
     for key, piece in zip(keys, pieces[1:]):
         out += [f"dense_resource<{key}>", piece]
     return "".join(out)
+
+
+def _array(attr: ir.DenseElementsAttr) -> np.ndarray:
+    """The attribute's data: a view of MLIR's storage when NumPy reads it as the element type, else a copy."""
+    view = np.asarray(attr)
+    return view if view.dtype == spec_of(attr.type).dtype else ELEMENTS.decode(attr)
 
 
 def _key(array: np.ndarray, type_: ir.Type) -> str:
