@@ -80,17 +80,17 @@ def main() -> None:
     parser.add_argument("--modes", default="default,no-check", help=f"from {', '.join(MODES)}")
     parser.add_argument("--output", default=str(Path(__file__).parent / "results" / "compile.md"))
     args = parser.parse_args()
+    header = report_header("lamina-compile: wall and CPU time, peak memory, bytes written",
+                           f"python benchmarks/compile.py --runs {args.runs} --modes {args.modes}")
+    notes = ["", "Each run: `lamina-compile light:MODEL --arch ARCH --random-weights 0 -o DIR` (mode no-check adds",
+             "`--no-check`) under `/usr/bin/time`; written = the files in DIR. Targets (issue 18) in parentheses.", ""]
     rows = []
     for run in args.runs.split(","):
         model, arch = run.split(":")
         for mode in args.modes.split(","):
             rows.append(measure(model, arch, mode))
             print(table(rows[-1:]).splitlines()[2], file=sys.stderr, flush=True)
-    header = report_header("lamina-compile: wall and CPU time, peak memory, bytes written",
-                           f"python benchmarks/compile.py --runs {args.runs} --modes {args.modes}")
-    notes = ["", "Each run: `lamina-compile light:MODEL --arch ARCH --random-weights 0 -o DIR` (mode no-check adds",
-             "`--no-check`) under `/usr/bin/time`; written = the files in DIR. Targets (issue 18) in parentheses.", ""]
-    Path(args.output).write_text("\n".join(header + notes) + table(rows), encoding="utf-8")
+            Path(args.output).write_text("\n".join(header + notes) + table(rows), encoding="utf-8")  # so far
     print(table(rows))
 
 
