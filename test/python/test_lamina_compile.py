@@ -19,7 +19,8 @@ from lamina.target.tcu.encoding import decode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
-from lamina.frontend.random_weights import run_onnx
+from lamina.driver.onnx_reference import OnnxReference
+from lamina.frontend.random_weights import random_inputs, run_onnx
 from lamina.runtime.compare import cosine_similarity
 from lamina.runtime.tcu_simulator import simulate
 
@@ -224,3 +225,15 @@ def test_random_weights_do_not_apply_to_graph_modules(compiled, tmp_path):
     done = lamina_compile(str(compiled.outdir / "graph.mlir"), "--arch", "arty-a7", "-o", "out",
                           "--random-weights", "0", cwd=tmp_path)
     assert done.returncode == 1 and "apply to ONNX models" in error_line(done.stderr)
+
+
+def test_the_checks_onnxruntime_outputs_come_from_the_thread_for_each_sample(small_cnn_file):
+    proto = onnx.load(str(small_cnn_file))
+    samples = [random_inputs(proto, seed) for seed in (0, 1)]
+    float_model = OnnxReference(proto, samples).float_model()
+    for sample in samples:
+        expected = run_onnx(proto, sample)
+        for given in (sample, {name: array.copy() for name, array in sample.items()}):
+            assert all(np.array_equal(float_model(given)[name], expected[name]) for name in expected)
+    with pytest.raises(ValueError, match="did not calibrate on"):
+        float_model(random_inputs(proto, 2))
