@@ -41,15 +41,19 @@ def weights_file_name(ir_file: str | Path) -> str:
 
 
 class WeightsFile:
-    """A `.npz` of content-keyed arrays, appended to by every module written with it."""
+    """A `.npz` of content-keyed arrays, appended to by every module written with it. It is started afresh on
+    the first write unless `keep` (IR already on disk may name it: its keys stay)."""
 
-    def __init__(self, path: Path):
+    def __init__(self, path: Path, keep: bool = False):
         self.path = path
-        self._keys: set[str] | None = None  # None: the file is started afresh on the first write
+        self._keys: set[str] | None = None  # None: nothing written yet
+        self._keep = keep
 
     @contextmanager
     def adding(self) -> Iterator[Callable[[np.ndarray, ir.Type], str]]:
         """A function storing an array of an MLIR type (unless stored already) and returning its key."""
+        if self._keys is None and self._keep and self.path.exists():
+            self._keys = {name.removesuffix(".npy") for name in _names(self.path)}
         mode = "w" if self._keys is None else "a"
         self._keys = self._keys or set()
         try:
@@ -65,6 +69,14 @@ class WeightsFile:
                 yield add
         except OSError as error:
             raise LaminaError(f"{self.path}: cannot write: {error.strerror}") from None
+
+
+def _names(path: Path) -> list[str]:
+    try:
+        with zipfile.ZipFile(path) as archive:
+            return archive.namelist()
+    except (OSError, zipfile.BadZipFile) as error:
+        raise LaminaError(f"{path}: cannot read the weights: {error}") from None
 
 
 def write_module(module: ir.Operation, path: Path, weights: WeightsFile | None = None, *,

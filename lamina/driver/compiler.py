@@ -99,13 +99,13 @@ DEFAULT_EMIT = ("hir",)
 class _Stages:
     """Times each stage, tells `progress`, and writes the files the stages produce."""
 
-    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str]):
+    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str], keep_weights: bool):
         self.outdir = outdir
         self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
-        self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME)
+        self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME, keep=keep_weights)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
@@ -181,11 +181,15 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LaminaError(f"{outdir}: cannot create the output directory: {error.strerror}") from None
-    stages = _Stages(outdir, progress, emit)
+    # a graph module compiled into its own directory may name weights.npz there: add to it, do not replace it
+    source_dir = Path(source).resolve().parent if str(source).endswith(".mlir") else None
+    stages = _Stages(outdir, progress, emit, keep_weights=source_dir == outdir.resolve())
     context = make_context()
 
     with stages.stage("import"):
         graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
+        # a graph module is its own float model: a copy (constants are shared, not copied) before the rewrites
+        given_graph = graph.clone() if check and proto is None else None
         stages.write_module("graph", graph)
         calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
                                                          random_weights or 0)
@@ -237,7 +241,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     if check:
         with stages.stage("check (simulate the samples)"):
             float_model, reference_name = ((reference.float_model(), "onnxruntime") if reference is not None
-                                           else _graph_float_model(str(source), context))
+                                           else _graph_float_model(given_graph))
             accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference_name,
                                       float_layers, formats, scheduled.program)
     host_constants = sum(_constant_scalars(module) for module in host_parsed)
@@ -285,10 +289,8 @@ def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, Ten
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
 
 
-def _graph_float_model(source: str, context: ir.Context) -> tuple[Callable, str]:
-    """What the accuracy check compares a graph module with: the graph interpreter on the module as given
-    (read again: the compile rewrote the first one in place)."""
-    graph = parse_module(Path(source).read_text(encoding="utf-8"), context, source)
+def _graph_float_model(graph: ir.Operation) -> tuple[Callable, str]:
+    """What the accuracy check compares a graph module with: the graph interpreter on the module as given."""
     return (lambda feeds: graph_interpreter.run(graph, feeds)), "the graph interpreter"
 
 

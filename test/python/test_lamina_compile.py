@@ -237,3 +237,14 @@ def test_the_checks_onnxruntime_outputs_come_from_the_thread_for_each_sample(sma
             assert all(np.array_equal(float_model(given)[name], expected[name]) for name in expected)
     with pytest.raises(ValueError, match="did not calibrate on"):
         float_model(random_inputs(proto, 2))
+
+
+def test_a_graph_module_compiled_into_its_own_directory_keeps_its_weights(compiled, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    for name in ("graph.mlir", "weights.npz"):
+        (tmp_path / name).write_bytes((compiled.outdir / name).read_bytes())
+    again = compile_model(tmp_path / "graph.mlir", "arty-a7", tmp_path)  # writes hir.mlir's weights beside
+    assert again.summary.accuracy.outputs[0].cosine_min > 0.99
+    parse_module((tmp_path / "graph.mlir").read_text(), make_context(), str(tmp_path / "graph.mlir"))
+    parse_module((tmp_path / "hir.mlir").read_text(), make_context(), str(tmp_path / "hir.mlir"))
