@@ -150,7 +150,8 @@ def _is_resource(attr: ir.Attribute) -> bool:
 
 
 def _is_large(attr: ir.Attribute) -> bool:
-    return isinstance(attr, ir.DenseElementsAttr) and not attr.is_splat and int(np.prod(ir.ShapedType(attr.type).shape)) > INLINE_ELEMENTS
+    return (isinstance(attr, ir.DenseElementsAttr) and not attr.is_splat
+            and int(np.prod(ir.ShapedType(attr.type).shape)) > INLINE_ELEMENTS)
 
 
 def attach_weights(module: ir.Operation, text: str, source_name: str) -> None:

@@ -152,8 +152,8 @@ def test_lamina_import_and_lamina_opt_write_their_weights_beside_the_output(tmp_
 
 def test_a_large_constant_nested_in_another_attribute_keeps_the_module_inline(tmp_path):
     nested = ", ".join(f"{value:.1f}" for value in LARGE)
-    text = _module_text(LARGE, SMALL).replace(
-        "func.func @main() {", f"func.func @main() attributes {{lamina.note = [dense<[{nested}]> : tensor<{LARGE.size}xf32>]}} {{")
+    note = f"lamina.note = [dense<[{nested}]> : tensor<{LARGE.size}xf32>]"
+    text = _module_text(LARGE, SMALL).replace("func.func @main() {", f"func.func @main() attributes {{{note}}} {{")
     module = parse_module(text, make_context(), "nested.mlir")
     written = external_text(module, WeightsFile(tmp_path / "weights.npz"))
     assert "dense_resource" not in written and "lamina.weights" not in written
