@@ -20,7 +20,8 @@ def _parser() -> argparse.ArgumentParser:
         epilog=f"MODEL may be light:NAME, a model shipped in the onnx wheel: {', '.join(LIGHT_MODELS)}.",
     )
     parser.add_argument("model", metavar="MODEL", help="the .onnx file, or light:NAME")
-    parser.add_argument("-o", dest="output", default="-", metavar="OUT", help="output .mlir file (default: stdout); constants of more than 1,024 elements go "
+    parser.add_argument("-o", dest="output", default="-", metavar="OUT",
+                        help="output .mlir file (default: stdout); constants of more than 1,024 elements go "
                              "to OUT.weights.npz beside it")
     parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMxDIM...",
                         help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
