@@ -15,13 +15,22 @@ convolutions and matrix products (2 per MAC); the rest is ignored. The peak
 is NumPy's (OpenBLAS) float32 2048^3 matmul on one thread
 (`OPENBLAS_NUM_THREADS=1` in a child process), measured in the same run.
 The output error is max |lamina - onnxruntime| / max |onnxruntime|. Writes
-`benchmarks/results/cpu.md` and prints it.
+`benchmarks/results/cpu.md` (after every model, so a long run that is cut
+short keeps its rows) and prints it.
+
+Each model is measured in a child process of its own (`--child NAME`, which
+prints its row as JSON): a model that crashes the process (a signal in the
+JIT-compiled code) or exhausts memory (the kernel's OOM killer) is a
+failure row naming the exit status and the child's last line of stderr,
+and the run goes on with the next model; memory is returned between models.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
+import signal
 import statistics
 import subprocess
 import sys
@@ -162,17 +171,44 @@ def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int, 
     return "\n".join(lines) + "\n"
 
 
+def exit_status(returncode: int) -> str:
+    """A child's exit status in words: the signal that killed it (SIGKILL: most likely the OOM killer), or its code."""
+    if returncode < 0:
+        name = signal.Signals(-returncode).name
+        return f"killed by {name}" + (" (out of memory?)" if name == "SIGKILL" else "")
+    return f"exit status {returncode}"
+
+
+def measure_in_child(name: str, repeat: int, rounds: int) -> dict[str, object]:
+    """`measure(name)` in a child process: its row, or a failure row saying how the child ended."""
+    command = [sys.executable, __file__, "--child", name, "--repeat", str(repeat), "--rounds", str(rounds)]
+    child = subprocess.run(command, capture_output=True, text=True)
+    lines = child.stdout.strip().splitlines()
+    if child.returncode == 0 and lines:
+        return json.loads(lines[-1])
+    errors = [line for line in child.stderr.strip().splitlines() if line.strip()]
+    last = errors[-1].strip() if errors else "no error printed"
+    raise RuntimeError(f"{exit_status(child.returncode)}: {last}")
+
+
 def main() -> None:
     parser = model_parser(__doc__, LIGHT_MODELS, RESULTS, repeat=5)
     parser.add_argument("--rounds", type=int, default=3, help="interleaved rounds per model (default: 3)")
+    parser.add_argument("--child", metavar="NAME", help="measure one model and print its row as JSON (internal)")
     args = parser.parse_args()
+    if args.child:
+        print(json.dumps(measure(args.child, args.repeat, args.rounds)))
+        return
     start_load = load_average()
     peak, kernel = peak_gflops()
-    rows = rows_per_model(args.models.split(","), lambda name: measure(name, args.repeat, args.rounds),
-                          after=lambda rows: cpu_executor.forget_compiled_models())
-    text = table(rows, peak, kernel, args.repeat, args.rounds, (start_load, load_average()))
-    Path(args.output).write_text(text)
-    print(text)
+
+    def write(rows: list[dict]) -> None:
+        Path(args.output).write_text(table(rows, peak, kernel, args.repeat, args.rounds,
+                                           (start_load, load_average())))
+
+    rows = rows_per_model(args.models.split(","), lambda name: measure_in_child(name, args.repeat, args.rounds),
+                          after=write)
+    print(Path(args.output).read_text())
 
 
 if __name__ == "__main__":

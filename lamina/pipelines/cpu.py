@@ -47,8 +47,8 @@ TO_LLVM = (
 # iterations make one block runs inline in the caller's thread).
 def parallel_loops(threads: int) -> tuple[str, ...]:
     """The parallel loops as calls of block functions through the async dialect (none for one thread)."""
-    if threads <= 1:
-        return ()
+    if threads <= 1:  # (the position blocks of linalg-convolution-to-matmuls are scf.forall loops)
+        return ("scf-forall-to-for",)
     return ("scf-forall-to-parallel",
             f"async-parallel-for{{async-dispatch=false num-workers={threads} min-task-size=1}}")
 

@@ -204,3 +204,96 @@ func.func @not_f32() {
   "graph.save"(%z) {name = "z"} : (tensor<1x4x4x4xf64>) -> ()
   return
 }
+
+// -----
+
+// Epilogues: a ReLU that is the convolution's only user is applied to the
+// block right after its matmuls, in place (a generic whose init is the
+// block, tagged lamina.epilogue), and its own generic is gone. A 1x1
+// convolution whose positions are its output's (dense) also takes a
+// residual add (the other operand flattened and sliced like the block) and
+// the ReLU after it.
+
+// CHECK-LABEL: func.func @fused
+// CHECK-COUNT-9: linalg.matmul
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<8x448xf32>) attrs =  {lamina.epilogue}
+// CHECK:           arith.maximumf
+// CHECK:         tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x8x20x20xf32> into tensor<8x400xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>) attrs =  {lamina.epilogue}
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>) attrs =  {lamina.epilogue}
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @fused() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x20x20xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x3x3xf32>
+  %r = "graph.placeholder"() {name = "r"} : () -> tensor<1x8x20x20xf32>
+  %x1 = "graph.placeholder"() {name = "x1"} : () -> tensor<1x8x20x20xf32>
+  %w1 = "graph.placeholder"() {name = "w1"} : () -> tensor<8x8x1x1xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %y1 = "graph.relu"(%y) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %z = "graph.convolution"(%x1, %w1, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x20x20xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %s = "graph.add"(%z, %r) : (tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %s1 = "graph.relu"(%s) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  "graph.save"(%y1) {name = "y"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%s1) {name = "s"} : (tensor<1x8x20x20xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not fused: a convolution result with a second user (the ReLU stays a
+// generic of its own on the cropped output), and an add on a padded 3x3
+// convolution, whose positions (rows of 22) are not the other operand's.
+
+// CHECK-LABEL: func.func @not_fused
+// CHECK-NOT:     lamina.epilogue
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x20x20xf32>) outs(%{{.*}} : tensor<1x8x20x20xf32>)
+// CHECK:           arith.maximumf
+// CHECK-NOT:     lamina.epilogue
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) outs(%{{.*}} : tensor<1x8x20x20xf32>)
+// CHECK:           arith.addf
+// CHECK-NOT:     lamina.epilogue
+func.func @not_fused() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x20x20xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x3x3xf32>
+  %r = "graph.placeholder"() {name = "r"} : () -> tensor<1x8x20x20xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %y1 = "graph.relu"(%y) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %z = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %s = "graph.add"(%z, %r) : (tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%y1) {name = "y1"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%s) {name = "s"} : (tensor<1x8x20x20xf32>) -> ()
+  return
+}
+
+// -----
+
+// Position blocks: a 64-filter 3x3 convolution on 56 x 56 writes 64 x
+// 3264 positions (102 register tiles of 32; rows of 58), more than a block
+// of 256 KiB (32 tiles): its taps run block by block, 4 blocks of 26 tiles
+// (832 positions) as the iterations of an scf.forall (3328 positions in
+// all), the bias broadcast into each block first.
+
+// CHECK-LABEL: func.func @blocks
+// CHECK:         scf.forall (%[[B:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<64x3328xf32>)
+// CHECK:           %[[START:.*]] = arith.muli %[[B]], %{{.*}} : index
+// CHECK:           tensor.extract_slice %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<64x832xf32>)
+// CHECK-COUNT-9:   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x832xf32>) outs(%{{.*}} : tensor<64x832xf32>)
+// CHECK:           scf.forall.in_parallel
+// CHECK-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
+func.func @blocks() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x56x56xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<64x16x3x3xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<64xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x56x56xf32>, tensor<64x16x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x64x56x56xf32>) -> ()
+  return
+}
