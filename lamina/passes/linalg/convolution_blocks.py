@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from typing import Callable, Union
 
 from mlir import ir
-from mlir.dialects import arith, scf, tensor
+from mlir.dialects import arith, linalg, scf, tensor
 
 from lamina.passes.conversion.graph_to_linalg.builders import generic, tensor_type
 from lamina.passes.conversion.graph_to_linalg.shape_ops import insert
@@ -127,3 +127,88 @@ def bias_into(bias: ir.Value, destination: ir.Value) -> ir.Value:
     (result,) = generic([bias], [destination], [rows, ir.AffineMap.get_identity(2)], ["parallel"] * 2,
                         lambda element, _: element)
     return result
+
+
+@dataclass(frozen=True)
+class TapGrid:
+    """The kernel taps that read one stride phase: rows `i0 + i_step * ii`, columns `j0 + j_step * jj`, whose
+    positions start at offset (row_offset + row_step * ii) * wq + column_offset + column_step * jj of it."""
+
+    flat: ir.Value  # the phase, [channels, positions]
+    i0: int
+    i_step: int
+    rows: int
+    j0: int
+    j_step: int
+    columns: int
+    offset: int
+    row_step: int  # (times wq)
+    column_step: int
+
+
+def tap_grid(flat: ir.Value, kernel_rows: list[int], kernel_columns: list[int], row_offset, column_offset,
+             wq: int) -> TapGrid | None:
+    """The grid of taps (kernel rows x columns, each an arithmetic progression) reading `flat`, with their
+    offsets (`row_offset(i)`, `column_offset(j)`) affine in the position in the grid; None if they are not."""
+    def progression(values: list[int], offset) -> tuple[int, int, int] | None:
+        step = values[1] - values[0] if len(values) > 1 else 0
+        offset_step = offset(values[1]) - offset(values[0]) if len(values) > 1 else 0
+        if any(v != values[0] + step * k or offset(v) != offset(values[0]) + offset_step * k
+               for k, v in enumerate(values)):
+            return None
+        return values[0], step, offset_step
+
+    rows, columns = progression(kernel_rows, row_offset), progression(kernel_columns, column_offset)
+    if rows is None or columns is None:
+        return None
+    return TapGrid(flat, rows[0], rows[1], len(kernel_rows), columns[0], columns[1], len(kernel_columns),
+                   row_offset(rows[0]) * wq + column_offset(columns[0]), rows[2] * wq, columns[2])
+
+
+def _index(value: int) -> ir.Value:
+    return arith.constant(ir.IndexType.get(), value)
+
+
+def _affine(base: int, step: int, index: ir.Value | None) -> ir.Value:
+    """base + step * index (base alone without an index), as index arithmetic."""
+    return _index(base) if index is None else arith.addi(_index(base), arith.muli(index, _index(step)))
+
+
+def _loop_nest(counts: list[int], accumulator: ir.Value, body) -> ir.Value:
+    """`body(indices, accumulator)` in an `scf.for` nest over `counts` carrying the accumulator; a count of 1
+    is no loop (its index None)."""
+    if not counts:
+        return body([], accumulator)
+    if counts[0] == 1:
+        return _loop_nest(counts[1:], accumulator, lambda indices, value: body([None, *indices], value))
+    loop = scf.ForOp(_index(0), _index(counts[0]), _index(1), [accumulator])
+    with ir.InsertionPoint(loop.body):
+        variable = loop.induction_variable
+        yielded = _loop_nest(counts[1:], loop.inner_iter_args[0],
+                             lambda indices, value: body([variable, *indices], value))
+        scf.YieldOp([yielded])
+    return loop.results[0]
+
+
+def grid_matmuls(weights: ir.Value, grid: TapGrid, start: Offset, size: int, result: ir.Value) -> ir.Value:
+    """One matmul per tap of `grid` (filter tap [filters, channels] of `weights` [kh, kw, filters, channels]
+    by the tap's slice [channels, size] of the phase from `start`) onto `result`, in an `scf.for` nest over
+    the grid's rows and columns: one copy of the matmul's code per phase, not one per tap (the JIT's time
+    grows with the code)."""
+    filters, channels = tensor_type(weights.type).shape[2:]
+    element = tensor_type(weights.type).element_type
+
+    def tap_matmul(indices: list[ir.Value | None], accumulator: ir.Value) -> ir.Value:
+        ii, jj = indices
+        i, j = _affine(grid.i0, grid.i_step, ii), _affine(grid.j0, grid.j_step, jj)
+        tap = tensor.extract_slice(ir.RankedTensorType.get([filters, channels], element), weights, [i, j], [], [],
+                                   [DYNAMIC, DYNAMIC, 0, 0], [1, 1, filters, channels], [1, 1, 1, 1])
+        position = _affine(grid.offset, grid.row_step, ii)
+        if jj is not None:
+            position = arith.addi(position, arith.muli(jj, _index(grid.column_step)))
+        if not (isinstance(start, int) and start == 0):
+            position = arith.addi(position, _index(start) if isinstance(start, int) else start)
+        columns = slice_at(grid.flat, [0, position], [channels, size])
+        return linalg.matmul(tap, columns, outs=[accumulator])
+
+    return _loop_nest([grid.rows, grid.columns], result, tap_matmul)

@@ -28,8 +28,8 @@ from mlir.dialects import arith, linalg, math, scf, tensor
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
                                                                multiply_accumulate, pad, tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
-from lamina.passes.linalg.convolution_blocks import (Blocks, bias_into, exact_blocks, over_blocks, padded_blocks,
-                                                     shifted, slice_at)
+from lamina.passes.linalg.convolution_blocks import (Blocks, TapGrid, bias_into, exact_blocks, grid_matmuls,
+                                                     over_blocks, padded_blocks, shifted, slice_at, tap_grid)
 from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
 from lamina.passes.linalg.epilogue import (Epilogue, apply_epilogue, contiguous, epilogue_after, erase_chain,
                                           flattened_others)
@@ -156,7 +156,9 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
                                            [1] * (2 + len(tap_shape)))
                 taps.append((tap, flat, dh * i // sh * wq + dw * j // sw))
     if blocks is not None:
-        return _cropped(_blocked_taps(taps, init, wq, blocks, epilogue), oh, ow, wq)
+        grids = [tap_grid(flat, [i for i in range(kh) if dh * i % sh == a], [j for j in range(kw) if dw * j % sw == b],
+                          lambda i: dh * i // sh, lambda j: dw * j // sw, wq) for (a, b), flat in phases.items()]
+        return _cropped(_blocked_taps(taps, weights, grids, init, wq, blocks, epilogue), oh, ow, wq)
     lead = [group] if kind == "linalg.conv_2d_ngchw_gfchw" else []
     slices = [(tap, extract(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length]))
               for tap, flat, offset in taps]
@@ -171,10 +173,11 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     raise AssertionError(f"{kind}: not a grouped or depthwise convolution")
 
 
-def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], init: ir.Value, wq: int, blocks: Blocks,
-                  epilogue: Epilogue | None) -> ir.Value:
+def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value, grids: list[TapGrid | None],
+                  init: ir.Value, wq: int, blocks: Blocks, epilogue: Epilogue | None) -> ir.Value:
     """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions the init, one
-    matmul per tap (or, with few channels, one on the taps' slices stacked) and the epilogue."""
+    matmul per tap (looping over each phase's `grids` of taps; or, with few channels, one matmul on the
+    taps' slices stacked) and the epilogue."""
     filters, channels = tensor_type(taps[0][0].type).shape
     element = tensor_type(init.type).element_type
     bias = _broadcast_bias(init)
@@ -192,15 +195,19 @@ def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], init: ir.Value, wq
             result = bias_into(bias, destination)
         else:
             result = linalg.copy(slice_at(full_init, [0, start], [filters, size]), outs=[destination])
-        columns = [slice_at(flat, [0, shifted(start, offset)], [channels, size]) for _, flat, offset in taps]
         if stacked is not None:
             gathered = tensor.empty([len(taps) * channels, size], element)
-            for index, part in enumerate(columns):
+            for index, (_, flat, offset) in enumerate(taps):
+                part = slice_at(flat, [0, shifted(start, offset)], [channels, size])
                 gathered = _copy_into(part, gathered, [index * channels, 0])
             result = linalg.matmul(stacked, gathered, outs=[result])
+        elif all(grids):
+            for grid in grids:
+                result = grid_matmuls(weights, grid, start, size, result)
         else:
-            for (tap, _, _), part in zip(taps, columns):
-                result = linalg.matmul(tap, part, outs=[result])
+            for tap, flat, offset in taps:
+                result = linalg.matmul(tap, slice_at(flat, [0, shifted(start, offset)], [channels, size]),
+                                       outs=[result])
         return apply_epilogue(epilogue, result, others, start,
                               lambda flat, at, width: slice_at(flat, [0, at], [filters, width]))
 
