@@ -116,8 +116,8 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
         length, rows = oh * ow, oh
     blocks = None
     if kind == "linalg.conv_2d_nchw_fchw":
-        blocks = exact_blocks(length, filter_shape[0], COLUMN_TILE) if pointwise else \
-            padded_blocks(length // COLUMN_TILE, filter_shape[0], COLUMN_TILE)
+        blocks = exact_blocks(length, filter_shape[0], COLUMN_TILE, kh * kw) if pointwise else \
+            padded_blocks(length // COLUMN_TILE, filter_shape[0], COLUMN_TILE, kh * kw)
         length = blocks.length
         rows = oh if pointwise else max(oh + span_h, _ceil_div(length + span_h * wq + span_w, wq))
     # The input, padded (or cropped: rows and columns no tap reads) to [channels, sh rows, sw wq].
