@@ -187,7 +187,7 @@ class _ArrayRun:
             inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
             inputs[:, zeroes] = 0
         else:
-            inputs = self.local[:, rows]
+            inputs = np.take(self.local, rows, axis=1)
         weights = stream[:, ends[:, None] - 1 - np.arange(self.n + 1)]  # (inputs, MatMuls, N + 1, N)
         shift = self.machine.shifts[ConfigRegister.ARRAY_SHIFT]
         blocks = [self.machine.data_type.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], weights[:, :, 1:],
@@ -217,7 +217,8 @@ def _accumulate(machine: Machine, results: list[np.ndarray], groups: list[np.nda
     offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
     key = rows.astype(np.uint16) if machine.arch.accumulator_depth <= 1 << 16 else rows
     ranked = np.argsort(key, kind="stable")  # by row, then program order (a radix sort on 16 bits)
-    rows, adds, values = rows[ranked], adds[owner[ranked]], values[:, (first_value[owner] + offset)[ranked]]
+    # np.take: several times faster than fancy indexing on these arrays
+    rows, adds, values = rows[ranked], adds[owner[ranked]], np.take(values, (first_value[owner] + offset)[ranked], axis=1)
     starts = np.flatnonzero(np.append(True, (rows[1:] != rows[:-1]) | ~adds[1:]))
     total = np.add.reduceat(values, starts, axis=1)
     positive = np.add.reduceat(np.maximum(values, 0), starts, axis=1)
