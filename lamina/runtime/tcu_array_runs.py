@@ -12,8 +12,8 @@ same results and saturation counts as one-by-one execution:
   window of the stream of pushed vectors.
 - MatMuls read local memory after all of the run's DataMoves: `_run_end` ends a run before a DataMove that
   overwrites a row an earlier MatMul of the run read (a write after read).
-- MatMuls of one size run as one stacked product (`DataType.matmul`). The MatMuls writing the same
-  accumulator rows add up at once when no partial sum saturates, else one by one.
+- MatMuls of one size run as one stacked product (`DataType.matmul`). Their outputs reach each
+  accumulator row summed at once where no add can saturate, else one at a time (`_accumulate`).
 """
 
 from __future__ import annotations
