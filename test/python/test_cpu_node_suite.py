@@ -52,11 +52,12 @@ class CpuNodeSuiteBackend(NodeSuiteBackend):
         return cpu_executor.compile_model(module).run
 
 
-def node_test_case(patterns: list[str]) -> type[unittest.TestCase]:
-    """ONNX's node tests (CPU) matching any of `patterns`, run by `CpuNodeSuiteBackend`."""
+def node_test_case(patterns: list[str], backend: type = CpuNodeSuiteBackend,
+                   module_name: str = __name__) -> type[unittest.TestCase]:
+    """ONNX's node tests (CPU) matching any of `patterns`, run by `backend`."""
     with warnings.catch_warnings():  # the generators of the cast and reduce tests overflow on purpose
         warnings.filterwarnings("ignore", category=RuntimeWarning, module=r"onnx\.backend\.test\.case")
-        backend_test = onnx.backend.test.BackendTest(CpuNodeSuiteBackend, __name__)
+        backend_test = onnx.backend.test.BackendTest(backend, module_name)
     case = backend_test.test_cases["OnnxBackendNodeModelTest"]
     for name in [name for name in vars(case) if name.startswith("test_")]:
         if not any(re.search(pattern, name) for pattern in patterns):
