@@ -173,8 +173,10 @@ def _plausible(value: np.ndarray) -> bool:
     (1e+223 next to 1e-316), from which no output says anything."""
     if not np.issubdtype(value.dtype, np.floating) or not value.size:
         return True
+    if not np.all(np.isfinite(value)):
+        return False
     magnitude = np.abs(value[value != 0])
-    return bool(np.all(np.isfinite(value)) and (not magnitude.size or (magnitude.max() < 1e6 and magnitude.min() > 1e-30)))
+    return bool(not magnitude.size or (magnitude.max() < 1e6 and magnitude.min() > 1e-30))
 
 
 def _samples_like(inputs: dict[str, np.ndarray], count: int = 8) -> dict[str, np.ndarray]:
