@@ -4,7 +4,7 @@ Printed inline, ResNet-50's 25 M weights take 200 MB of hex per level and
 seconds to print and parse. A module written with `write_module` keeps
 constants of at most `INLINE_ELEMENTS` elements inline (`dense<...>`, so lit
 tests still read as documentation) and refers to larger ones by content key;
-the module attribute `lamina.weights = "NAME.npz"` names the weights file,
+the module attribute `lamina.weights_file = "NAME.npz"` names the weights file,
 which must sit in the same directory as the IR. Keys are content hashes, so
 levels written into one directory share one file and each tensor is stored
 once. `parse_module` (context.py) calls `attach_weights`, which loads the keys
@@ -27,7 +27,7 @@ from .attr_kinds import ELEMENTS
 from .diagnostics import LaminaError, format_location
 from .types import spec_of
 
-WEIGHTS_ATTRIBUTE = "lamina.weights"
+WEIGHTS_ATTRIBUTE = "lamina.weights_file"
 INLINE_ELEMENTS = 1024  # constants with more elements than this go to the weights file
 # How MLIR prints an elements attribute above `large_elements_limit`; `write_module` swaps in the key.
 _ELIDED = "dense_resource<__elided__>"
@@ -156,7 +156,7 @@ def _is_large(attr: ir.Attribute) -> bool:
 
 def attach_weights(module: ir.Operation, text: str, source_name: str) -> None:
     """Replace each `dense_resource<KEY>` by the dense constant stored under KEY in the file the module's
-    `lamina.weights` names, which must sit beside `source_name`; then drop that attribute."""
+    `lamina.weights_file` names, which must sit beside `source_name`; then drop that attribute."""
     if WEIGHTS_ATTRIBUTE not in module.attributes:
         if "dense_resource<" in text:
             first = next(iter(_attributes(module, _is_resource)), None)

@@ -48,7 +48,7 @@ def written(tmp_path) -> Path:
 
 def test_large_constants_go_to_the_weights_file_and_parse_back_bit_exact(written):
     text = written.read_text()
-    assert 'lamina.weights = "model.weights.npz"' in text
+    assert 'lamina.weights_file = "model.weights.npz"' in text
     assert text.count("dense_resource<w_") == 1  # the large one; the small one stays inline
     assert text.count("dense<\"0x") == 1  # MLIR prints it in hex
     assert len(text) < 2 * SMALL.nbytes + 1_000
@@ -57,7 +57,7 @@ def test_large_constants_go_to_the_weights_file_and_parse_back_bit_exact(written
         module = parse_module(text, context, str(written))
         large, small = _constants(module)
         assert np.array_equal(large, LARGE) and np.array_equal(small, SMALL)
-        assert "dense_resource" not in print_module(module) and "lamina.weights" not in print_module(module)
+        assert "dense_resource" not in print_module(module) and "lamina.weights_file" not in print_module(module)
 
 
 def test_levels_sharing_a_weights_file_store_each_tensor_once(tmp_path):
@@ -76,7 +76,7 @@ def test_levels_sharing_a_weights_file_store_each_tensor_once(tmp_path):
 @pytest.mark.parametrize("name", ["../weights.npz", "/tmp/weights.npz", "sub/weights.npz", "..", ""])
 def test_a_weights_file_outside_the_irs_directory_is_refused(written, name):
     text = written.read_text().replace('"model.weights.npz"', f'"{name}"')
-    with pytest.raises(LaminaError, match="lamina.weights must name a file in the IR's directory"):
+    with pytest.raises(LaminaError, match="lamina.weights_file must name a file in the IR's directory"):
         parse_module(text, make_context(), str(written))
 
 
@@ -96,7 +96,7 @@ def test_unreadable_weights_are_one_clear_error(written, tmp_path):
     (tmp_path / "model.weights.npz").unlink()
     with pytest.raises(LaminaError, match="model.weights.npz: cannot read the weights: No such file"):
         parse_module(text, make_context(), str(written))
-    no_file = text.replace('attributes {lamina.weights = "model.weights.npz"} ', "")
+    no_file = text.replace('attributes {lamina.weights_file = "model.weights.npz"} ', "")
     with pytest.raises(LaminaError, match="dense_resource constants need the weights file named by"):
         parse_module(no_file, make_context(), str(written))
 
@@ -110,7 +110,7 @@ def test_lamina_opt_and_lamina_run_read_the_weights_beside_the_ir(written, tmp_p
     done = subprocess.run([str(tools / "lamina-opt"), str(escape)], capture_output=True, text=True, timeout=300)
     assert done.returncode == 1 and "Traceback" not in done.stderr
     assert done.stderr.strip().splitlines() == [
-        f"lamina-opt: error: {escape}: error: lamina.weights must name a file in the IR's directory, "
+        f"lamina-opt: error: {escape}: error: lamina.weights_file must name a file in the IR's directory, "
         "got '../model.weights.npz'"]
 
 
@@ -138,10 +138,10 @@ def test_lamina_import_and_lamina_opt_write_their_weights_beside_the_output(tmp_
     tool("lamina-import", "small_cnn.onnx", "-o", "imported.mlir")
     tool("lamina-opt", "imported.mlir", "--pass-pipeline=builtin.module(graph-dce)", "-o", "optimized.mlir")
     for name in ("imported", "optimized"):
-        assert 'lamina.weights = "' + name + '.weights.npz"' in (tmp_path / f"{name}.mlir").read_text()
+        assert 'lamina.weights_file = "' + name + '.weights.npz"' in (tmp_path / f"{name}.mlir").read_text()
         assert (tmp_path / f"{name}.weights.npz").exists()
     inline = tool("lamina-opt", "optimized.mlir").stdout  # to stdout: complete, no weights file needed
-    assert "dense_resource" not in inline and "lamina.weights" not in inline
+    assert "dense_resource" not in inline and "lamina.weights_file" not in inline
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "inline.mlir").write_text(inline)
     tool("lamina-run", "imported.mlir", "--output", "a.npz")
@@ -156,6 +156,6 @@ def test_a_large_constant_nested_in_another_attribute_keeps_the_module_inline(tm
     text = _module_text(LARGE, SMALL).replace("func.func @main() {", f"func.func @main() attributes {{{note}}} {{")
     module = parse_module(text, make_context(), "nested.mlir")
     written = external_text(module, WeightsFile(tmp_path / "weights.npz"))
-    assert "dense_resource" not in written and "lamina.weights" not in written
+    assert "dense_resource" not in written and "lamina.weights_file" not in written
     assert not (tmp_path / "weights.npz").exists()
     assert print_module(parse_module(written, make_context(), "-")) == print_module(module)
