@@ -91,7 +91,7 @@ def make_seeds(directory: Path) -> Seeds:
     run_pipeline(buffers, "builtin.module(graph-to-buffers)")
     seeds.mlir["buffer-mlp"] = print_module(buffers)
     (directory / "cnn.onnx").write_bytes(seeds.onnx["cnn"])
-    compiled = compile_model(directory / "cnn.onnx", "pynq-z1", directory / "compiled")
+    compiled = compile_model(directory / "cnn.onnx", "pynq-z1", directory / "compiled", emit=("hir", "lir"))
     seeds.mlir["hir-cnn"] = (directory / "compiled" / "hir.mlir").read_text()
     seeds.mlir["lir-cnn"] = (directory / "compiled" / "lir.mlir").read_text()
     seeds.model_dir = directory / "model"
