@@ -159,12 +159,13 @@ def min_thread_seconds(call, repeat: int) -> float:
     time it waited (the wall-clock median does).
     """
     call()
-    times = []
-    for _ in range(repeat):
-        start = time.thread_time()
-        call()
-        times.append(time.thread_time() - start)
-    return min(times)
+    return min(_thread_seconds(call) for _ in range(repeat))
+
+
+def _thread_seconds(call) -> float:
+    start = time.thread_time()
+    call()
+    return time.thread_time() - start
 
 
 def table(rows: list[dict[str, object]], peak: float, kernel: str, repeat: int, rounds: int,

@@ -101,18 +101,23 @@ func.func @pointwise() {
 
 // -----
 
-// A grouped convolution: one batch matmul per tap over the groups,
-// [groups, filters, channels] x [groups, channels, positions], onto the bias
-// broadcast to [groups, filters, positions]. 11 filters per group (a matmul
-// tile of 1 row) are padded with zero filters to 16 at compile time, and the
-// kept rows are copied out; 6 filters per group are left as they are.
+// A grouped convolution: per tap, an scf.for over the groups of matmuls
+// [filters, channels] x [channels, positions] of each group's slices
+// ([groups, filters, channels] x [groups, channels, positions]), onto the
+// bias broadcast to [groups, filters, positions]. 11 filters per group (a
+// matmul tile of 1 row) are padded with zero filters to 16 at compile time,
+// and the kept rows are copied out; 6 filters per group are left as they are.
 
 // CHECK-LABEL: func.func @grouped
 // CHECK:         arith.constant dense<"0x{{[0-9A-F]+}}"> : tensor<1x1x2x16x4xf32>
-// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x16x4xf32>, tensor<2x4x32xf32>) outs(%{{.*}} : tensor<2x16x32xf32>)
+// CHECK:         scf.for %[[G:.*]] = %{{.*}} to %c2{{.*}} iter_args(%[[ACC:.*]] = %{{.*}}) -> (tensor<2x16x32xf32>)
+// CHECK:           tensor.extract_slice %{{.*}}{{\[}}%[[G]], 0, 0] [1, 16, 4] [1, 1, 1] : tensor<2x16x4xf32> to tensor<16x4xf32>
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<16x4xf32>, tensor<4x32xf32>) outs(%{{.*}} : tensor<16x32xf32>)
+// CHECK:           tensor.insert_slice %{{.*}} into %[[ACC]]{{\[}}%[[G]], 0, 0] [1, 16, 32] [1, 1, 1] : tensor<16x32xf32> into tensor<2x16x32xf32>
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [2, 11, 32] [1, 1, 1] : tensor<2x16x32xf32> to tensor<2x11x32xf32>
 // CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<2x11x4x8xf32>)
-// CHECK:         linalg.batch_matmul ins(%{{.*}}, %{{.*}} : tensor<2x6x4xf32>, tensor<2x4x32xf32>) outs(%{{.*}} : tensor<2x6x32xf32>)
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<6x4xf32>, tensor<4x32xf32>) outs(%{{.*}} : tensor<6x32xf32>)
+// CHECK-NOT:     linalg.batch_matmul
 // CHECK-NOT:     linalg.copy
 // CHECK-NOT:     linalg.conv
 func.func @grouped() {

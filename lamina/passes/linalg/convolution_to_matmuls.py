@@ -168,7 +168,7 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     if kind == "linalg.conv_2d_ngchw_gfchw":
         result = _grouped_positions_init(init, group, padded_filters, wq, length)
         for tap, columns in slices:
-            result = _matmuls(linalg.batch_matmul, tap, columns, result)
+            result = _group_matmuls(tap, columns, result)
         return _grouped_cropped(result, filter_shape[1], oh, ow, wq)
     raise AssertionError(f"{kind}: not a grouped or depthwise convolution")
 
@@ -212,6 +212,32 @@ def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value,
                               lambda flat, at, width: slice_at(flat, [0, at], [filters, width]))
 
     return over_blocks(blocks, filters, element, piece)
+
+
+def _group_matmuls(lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value:
+    """result[g] += lhs[g] x rhs[g] for each group g, as plain matmuls in an `scf.for` over the groups.
+
+    (A `linalg.batch_matmul` tile [1, 8, 32, 1] does not raise to an outer
+    product: it was scalarized, 256 multiplies and adds per channel, and its
+    code made most of ShuffleNet's JIT time.)
+    """
+    groups, rows, length = tensor_type(result.type).shape
+    channels = tensor_type(lhs.type).shape[2]
+    element = tensor_type(result.type).element_type
+    index = ir.IndexType.get()
+    loop = scf.ForOp(arith.constant(index, 0), arith.constant(index, groups), arith.constant(index, 1), [result])
+    with ir.InsertionPoint(loop.body):
+        group, (accumulated,) = loop.induction_variable, loop.inner_iter_args
+
+        def of_group(value: ir.Value, shape: list[int]) -> ir.Value:
+            return tensor.extract_slice(ir.RankedTensorType.get(shape, element), value, [group], [], [],
+                                        [DYNAMIC, 0, 0], [1, *shape], [1, 1, 1])
+
+        part = _matmuls(linalg.matmul, of_group(lhs, [rows, channels]), of_group(rhs, [channels, length]),
+                        of_group(accumulated, [rows, length]))
+        scf.YieldOp([tensor.insert_slice(part, accumulated, [group], [], [], [DYNAMIC, 0, 0], [1, rows, length],
+                                         [1, 1, 1])])
+    return loop.results[0]
 
 
 def _pointwise(kind: str, data: ir.Value, kernel: list[int], strides: list[int], pads: tuple[int, int],

@@ -8,7 +8,7 @@ on), the chain is applied to each block of the convolution's output right
 after its matmuls, while the block is in cache, in one generic that updates
 the block in place, and the chain's generics are erased.
 
-A generic joins the chain when it is all-parallel, its result has the
+A generic joins the chain when it is in the convolution's block, all-parallel, its result has the
 convolution's element type, its init is a `tensor.empty`, it reads the
 chain's value once through an identity map and every other input either as
 a scalar (a map with no results) or, when the convolution's positions are
@@ -71,8 +71,8 @@ def contiguous(value: ir.Value) -> bool:
 
 def _joins(op: ir.Operation, value: ir.Value, dense: bool) -> list[ir.Value] | None:
     """The other tensors `op` reads if it can join a chain whose value so far is `value`, else None."""
-    if op.name != "linalg.generic" or len(op.results) != 1:
-        return None
+    if op.name != "linalg.generic" or len(op.results) != 1 or op.block != value.owner.operation.block:
+        return None  # (in another block, e.g. a loop's body, the convolution would move into it)
     if any(str(kind) != "#linalg.iterator_type<parallel>" for kind in op.attributes["iterator_types"]):
         return None
     inputs, init = list(op.operands)[:-1], op.operands[-1]

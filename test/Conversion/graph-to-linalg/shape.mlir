@@ -2,8 +2,8 @@
 // RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg)' | mlir-opt --split-input-file | FileCheck %s --check-prefix=UPSTREAM
 
 // Views stay views: reshape is a collapse to 1-D then an expand, a forward
-// slice a tensor.extract_slice, a concat two tensor.insert_slice ops into
-// an empty tensor.
+// slice a tensor.extract_slice; a concat copies each operand (linalg.copy,
+// vectorizable loops) into its slice of an empty tensor.
 
 // CHECK-LABEL: func.func @views(
 // CHECK-SAME:      %[[X:.*]]: tensor<2x3x4xf32>) -> tensor<4x4xf32>
@@ -11,8 +11,12 @@
 // CHECK:         %[[R:.*]] = tensor.expand_shape %[[FLAT]] {{\[}}[0, 1]] output_shape [6, 4] : tensor<24xf32> into tensor<6x4xf32>
 // CHECK:         %[[S:.*]] = tensor.extract_slice %[[R]][1, 0] [2, 4] [2, 1] : tensor<6x4xf32> to tensor<2x4xf32>
 // CHECK:         %[[E:.*]] = tensor.empty() : tensor<4x4xf32>
-// CHECK:         %[[LHS:.*]] = tensor.insert_slice %[[S]] into %[[E]][0, 0] [2, 4] [1, 1]
-// CHECK:         %[[BOTH:.*]] = tensor.insert_slice %[[S]] into %[[LHS]][2, 0] [2, 4] [1, 1]
+// CHECK:         %[[TOP:.*]] = tensor.extract_slice %[[E]][0, 0] [2, 4] [1, 1]
+// CHECK:         %[[COPY:.*]] = linalg.copy {{.*}}ins(%[[S]] : tensor<2x4xf32>) outs(%[[TOP]] : tensor<2x4xf32>)
+// CHECK:         %[[LHS:.*]] = tensor.insert_slice %[[COPY]] into %[[E]][0, 0] [2, 4] [1, 1]
+// CHECK:         %[[BOTTOM:.*]] = tensor.extract_slice %[[LHS]][2, 0] [2, 4] [1, 1]
+// CHECK:         %[[COPY2:.*]] = linalg.copy {{.*}}ins(%[[S]] : tensor<2x4xf32>) outs(%[[BOTTOM]] : tensor<2x4xf32>)
+// CHECK:         %[[BOTH:.*]] = tensor.insert_slice %[[COPY2]] into %[[LHS]][2, 0] [2, 4] [1, 1]
 // CHECK:         return %[[BOTH]]
 // UPSTREAM-LABEL: func.func @views(
 // UPSTREAM:       tensor.insert_slice
