@@ -1,7 +1,7 @@
 """Run ONNX's whole node test suite against Lamina and write the report.
 
 Usage: .venv/bin/python benchmarks/onnx_node_tests.py [--output docs/onnx-backend-tests.md] [--levels graph,cpu]
-       .venv/bin/python benchmarks/onnx_node_tests.py --filter REGEX [--levels graph,cpu]
+       .venv/bin/python benchmarks/onnx_node_tests.py --filter REGEX [--levels graph,cpu] [--merge]
 
 The suite is the one `test/python/test_onnx_node_suite.py` runs, without its
 exclusions, once on the graph interpreter and once on the CPU path
@@ -13,7 +13,10 @@ pytest run's exclusions. Each level's outcomes are also saved as
 reported from its saved outcomes (the CPU run compiles every test and takes
 long on a loaded machine, so it can run on its own). With `--filter`, only
 the tests whose names match REGEX run, at each level in `--levels`, and
-their outcomes are printed one per line; nothing is saved or written.
+their outcomes are printed one per line; nothing is saved or written, unless
+`--merge`: then they replace those tests' saved outcomes (the re-run is
+listed in the JSON and the report) and the report is written, so a change
+that touches a few operators is measured without a full run.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import argparse
 import collections
 import datetime
 import json
+import os
 import re
 import sys
 import time
@@ -53,6 +57,8 @@ class Outcomes(unittest.TestResult):
         super().__init__()
         self.outcome: dict[str, str] = {}
         self.reason: dict[str, str] = {}
+        self.load: float | None = None  # the machine's 5-minute load average as the run ended
+        self.reruns: list[dict] = []  # filtered re-runs merged into a saved run (`--merge`)
 
     def _record(self, test, outcome: str, reason: str = "") -> None:
         name = test.id().rsplit(".", 1)[-1].removesuffix("_cpu")
@@ -107,6 +113,10 @@ def run_suite(case: type[unittest.TestCase]) -> tuple[Outcomes, float]:
     return outcomes, time.perf_counter() - start
 
 
+def _load(outcomes: Outcomes) -> str:
+    return "" if outcomes.load is None else f" (load average {outcomes.load:.1f} on {os.cpu_count()} cores)"
+
+
 def cell(text: str) -> str:
     return text.replace("|", "\\|")
 
@@ -125,8 +135,8 @@ def report(outcomes: Outcomes, seconds: float, cpu: Outcomes, cpu_seconds: float
         "```",
         "",
         f"Date: {datetime.date.today().isoformat()}; onnx {onnx.__version__}; "
-        f"{len(outcomes.outcome)} node tests (CPU), interpreter run {seconds:.1f} s, CPU-path run "
-        f"{cpu_seconds:.1f} s.",
+        f"{len(outcomes.outcome)} node tests (CPU), interpreter run {seconds:.1f} s{_load(outcomes)}, CPU-path run "
+        f"{cpu_seconds:.1f} s{_load(cpu)}.",
         "",
         "A test is skipped when the importer reports its model as unsupported",
         "(`LaminaBackend.is_compatible`, or the import with inputs bound: a shape,",
@@ -143,6 +153,10 @@ def report(outcomes: Outcomes, seconds: float, cpu: Outcomes, cpu_seconds: float
         f"| graph interpreter | {counts['passed']} | {counts['skipped']} | {counts['failed']} |",
         f"| CPU path (linalg, LLVM JIT) | {cpu_counts['passed']} | {cpu_counts['skipped']} | {cpu_counts['failed']} |",
     ]
+    for name, level in (("interpreter", outcomes), ("CPU-path", cpu)):
+        lines += [""] * bool(level.reruns) + [f"Re-run since the full {name} run (`--filter REGEX --merge`): tests matching `{rerun['pattern']}` "
+                  f"({rerun['tests']}), {rerun['date']}, {rerun['seconds']} s (load average {rerun['load']:.1f})."
+                  for rerun in level.reruns]
     lines += failures_section(outcomes, models)
     lines += failures_section(cpu, models, "## Failures on the CPU path")
     lines += exclusions_section()
@@ -198,13 +212,33 @@ def level_outcomes(level: str, run: bool) -> tuple[Outcomes, float]:
     if run or not path.exists():
         case = node_test_case(__name__, excluded={}) if level == "graph" else cpu_node_test_case([r"_cpu$"])
         outcomes, seconds = run_suite(case)
-        path.write_text(json.dumps({"seconds": seconds, "outcome": outcomes.outcome, "reason": outcomes.reason},
-                                   indent=0, sort_keys=True) + "\n")
+        outcomes.load = os.getloadavg()[1]
+        save(level, outcomes, seconds)
         return outcomes, seconds
     saved = json.loads(path.read_text())
     outcomes = Outcomes()
-    outcomes.outcome, outcomes.reason = saved["outcome"], saved["reason"]
+    outcomes.outcome, outcomes.reason, outcomes.load = saved["outcome"], saved["reason"], saved.get("load")
+    outcomes.reruns = saved.get("reruns", [])
     return outcomes, saved["seconds"]
+
+
+def save(level: str, outcomes: Outcomes, seconds: float) -> None:
+    Path(str(SAVED).format(level=level)).write_text(json.dumps(
+        {"seconds": seconds, "load": outcomes.load, "outcome": outcomes.outcome, "reason": outcomes.reason,
+         "reruns": outcomes.reruns}, indent=0, sort_keys=True) + "\n")
+
+
+def merge(level: str, pattern: str, rerun: Outcomes, seconds: float) -> None:
+    """The saved outcomes of `level` with the tests of `rerun` replaced by theirs."""
+    outcomes, full_seconds = level_outcomes(level, False)
+    for name, outcome in rerun.outcome.items():
+        outcomes.outcome[name] = outcome
+        outcomes.reason.pop(name, None)
+        if name in rerun.reason:
+            outcomes.reason[name] = rerun.reason[name]
+    outcomes.reruns.append({"pattern": pattern, "tests": len(rerun.outcome), "seconds": round(seconds, 1),
+                            "load": os.getloadavg()[1], "date": datetime.date.today().isoformat()})
+    save(level, outcomes, full_seconds)
 
 
 def filtered_outcomes(level: str, pattern: str) -> tuple[Outcomes, float]:
@@ -216,9 +250,11 @@ def filtered_outcomes(level: str, pattern: str) -> tuple[Outcomes, float]:
     return run_suite(case)
 
 
-def print_filtered(levels: list[str], pattern: str) -> None:
+def print_filtered(levels: list[str], pattern: str, merged: bool) -> None:
     for level in levels:
         outcomes, seconds = filtered_outcomes(level, pattern)
+        if merged:
+            merge(level, pattern, outcomes, seconds)
         counts = collections.Counter(outcomes.outcome.values())
         print(f"{level}: {counts['passed']} passed, {counts['skipped']} skipped, {counts['failed']} failed "
               f"({seconds:.1f} s)")
@@ -233,11 +269,15 @@ def main() -> None:
     parser.add_argument("--levels", default="graph,cpu", help="levels to run now: graph, cpu or both")
     parser.add_argument("--filter", help="run only the tests whose names match this regular expression, print "
                                          "their outcomes and write nothing")
+    parser.add_argument("--merge", action="store_true", help="with --filter: merge the outcomes into the saved "
+                                                             "ones and write the report")
     args = parser.parse_args()
     levels = args.levels.split(",")
     if args.filter:
-        print_filtered(levels, args.filter)
-        return
+        print_filtered(levels, args.filter, args.merge)
+        if not args.merge:
+            return
+        levels = []  # the report from the saved outcomes, merged
     cpu, cpu_seconds = level_outcomes("cpu", "cpu" in levels)
     outcomes, seconds = level_outcomes("graph", "graph" in levels)
     text = report(outcomes, seconds, cpu, cpu_seconds)

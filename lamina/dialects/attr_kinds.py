@@ -98,7 +98,10 @@ F32S = AttrKind(
     lambda v: ir.DenseF32ArrayAttr.get([float(x) for x in v]),
     lambda a: tuple(float(x) for x in ir.DenseF32ArrayAttr(a)),
 )
-ELEMENTS = AttrKind("elements", "#builtin.dense_int_or_fp_elements", _encode_elements, _decode_elements)
+# `irdl.any`, not `#builtin.dense_int_or_fp_elements`: a module written with its weights outside
+# (`dense_resource<KEY>`) must parse before `parse_module` loads them (external_weights.py), and IRDL 22
+# aborts on `any_of` attribute constraints. `decode` checks the kind, as for SCALAR.
+ELEMENTS = AttrKind("elements", None, _encode_elements, _decode_elements)
 # A scalar whose MLIR type must match a tensor's element type (checked by the
 # op's shape function); IRDL 22 cannot say "integer or float" without crashing.
 SCALAR = AttrKind("scalar", None, None, _decode_scalar)  # encoded by `encode_scalar`

@@ -140,3 +140,6 @@ def _verify_module(module):
 
 
 BUFFER.module_verifier = _verify_module
+
+# Control flow (If, Loop, Scan) on buffers lives in its own module of this table.
+from . import buffer_control_flow  # noqa: E402,F401 - registers its ops on BUFFER

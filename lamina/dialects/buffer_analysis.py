@@ -1,6 +1,15 @@
 """Facts about a buffer-dialect function that passes, the verifier and memory
 planning share: which buffer a value really is (through views), who reads and
-writes it, and where its lifetime starts and ends."""
+writes it, and where its lifetime starts and ends.
+
+Region ops (`buffer.if`, `buffer.loop`, `buffer.scan`) count, in the block
+holding them, as accessing every buffer of the enclosing blocks that their
+regions use (`operand_roles`): such a buffer is live across the whole op,
+every iteration included. `programs` lists every block (the function's,
+then each region's) for passes that work block by block; `analyze_flat`
+numbers all ops in one pre-order walk for memory planning, where a region's
+allocs live inside the op's span.
+"""
 
 from __future__ import annotations
 
@@ -9,8 +18,10 @@ from dataclasses import dataclass, field
 from mlir import ir
 
 from .buffer import BUFFER, BUFFER_SOURCES
+from .buffer_control_flow import declared_roles
+from .graph_control_flow import TERMINATOR
 from .irdl import IN_PLACE
-from .model import body_ops
+from .model import body_ops, main_function
 from .types import spec_of
 
 # Instructions whose every output element is computed from the input elements
@@ -63,12 +74,77 @@ def overlap(a: tuple[int, int], b: tuple[int, int]) -> bool:
     return a[0] < b[1] and b[0] < a[1]
 
 
-def operand_roles(op: ir.Operation) -> list[tuple[ir.Value, str]]:
-    """Each operand of a buffer instruction (copy and dealloc included) with its role."""
+def own_roles(op: ir.Operation) -> list[tuple[ir.Value, str]]:
+    """Each operand of a buffer instruction (copy, dealloc and region ops included) with its role."""
     definition = BUFFER.lookup(op)
     if definition is None or definition.name in BUFFER_SOURCES:
         return []
-    return list(zip(op.operands, definition.operand_roles(len(op.operands))))
+    roles = declared_roles(op) if definition.regions else definition.operand_roles(len(op.operands))
+    return list(zip(op.operands, roles))
+
+
+def operand_roles(op: ir.Operation) -> list[tuple[ir.Value, str]]:
+    """`own_roles`, and for a region op also each buffer of the enclosing blocks its regions use (its root,
+    after the operands): "in" if they only read it, else "inout" (a write in a body may be partial or
+    conditional)."""
+    roles = own_roles(op)
+    if not len(op.regions) or not roles:
+        return roles
+    known = {root_buffer(value) for value in op.operands}
+    inner: set[ir.Value] = set()
+    used: dict[ir.Value, set[str]] = {}
+
+    def visit(nested: ir.Operation) -> ir.WalkResult:
+        if nested != op:
+            inner.update(nested.results)
+            for value, role in own_roles(nested):
+                used.setdefault(root_buffer(value), set()).add(role)
+        for region in nested.regions:
+            for block in region.blocks:
+                inner.update(block.arguments)
+        return ir.WalkResult.ADVANCE
+
+    op.walk(visit)
+    return roles + [(root, "in" if used_as == {"in"} else "inout") for root, used_as in used.items()
+                    if root not in known and root not in inner]
+
+
+def block_ops(block: ir.Block) -> list[ir.Operation]:
+    """A block's ops in order, its terminator (func.return, gpu.yield) excluded."""
+    return [op.operation for op in block.operations if op.operation.name not in ("func.return", TERMINATOR)]
+
+
+def programs(module: ir.Operation) -> list[list[ir.Operation]]:
+    """The ops of every block of the model's function: its body, then each region's block (pre-order)."""
+    return block_programs(main_function(module).regions[0].blocks[0])
+
+
+def block_programs(body: ir.Block) -> list[list[ir.Operation]]:
+    """`programs` of one function body."""
+    found = []
+
+    def collect(block: ir.Block) -> None:
+        ops = block_ops(block)
+        found.append(ops)
+        for op in ops:
+            for region in op.regions:
+                for nested in region.blocks:
+                    collect(nested)
+
+    collect(body)
+    return found
+
+
+def flat_ops(ops: list[ir.Operation]) -> list[ir.Operation]:
+    """`ops` with each region op followed by its regions' ops, recursively (one pre-order numbering; at any
+    level: graph or buffer ops)."""
+    flat = []
+    for op in ops:
+        flat.append(op)
+        for region in op.regions:
+            for block in region.blocks:
+                flat += flat_ops(block_ops(block))
+    return flat
 
 
 def users(buffer: ir.Value) -> list[ir.Operation]:
@@ -98,7 +174,7 @@ class BufferInfo:
     """What the program does with one root buffer."""
 
     buffer: ir.Value
-    kind: str  # "alloc", "weight" or "constant"
+    kind: str  # "alloc", "weight" or "constant"; "outer": a buffer of an enclosing block (`analyze_program`)
     start: int  # program index of the op defining it
     end: int | None = None  # program index of its dealloc (allocs only)
     accesses: list[Access] = field(default_factory=list)
@@ -122,8 +198,19 @@ def analyze(module: ir.Operation) -> tuple[list[ir.Operation], dict[ir.Value, Bu
     return program, analyze_program(program)
 
 
-def analyze_program(program: list[ir.Operation]) -> dict[ir.Value, BufferInfo]:
-    """`analyze` over a list of ops in program order (one function's body)."""
+def analyze_flat(module: ir.Operation) -> tuple[list[ir.Operation], dict[ir.Value, BufferInfo]]:
+    """`analyze` over every op of the function, regions' ops included, numbered in one pre-order walk
+    (`flat_ops`): each op's own accesses only, every alloc's lifetime inside the block that deallocates it.
+    What memory planning places: a region's allocs live within the region op's span, alongside the buffers
+    of the enclosing blocks that live across it."""
+    program = flat_ops(body_ops(module))
+    return program, analyze_program(program, own_roles)
+
+
+def analyze_program(program: list[ir.Operation], roles=operand_roles, outer: bool = False) -> dict[ir.Value, BufferInfo]:
+    """`analyze` over a list of ops in program order (one block); `roles` gives each op's accesses. With
+    `outer`, the buffers the block uses but does not declare (a region's view of the enclosing blocks' buffers
+    and its block arguments) get infos of kind "outer" too, starting before the block (-1)."""
     buffers: dict[ir.Value, BufferInfo] = {}
     for index, op in enumerate(program):
         definition = BUFFER.lookup(op)
@@ -136,11 +223,13 @@ def analyze_program(program: list[ir.Operation]) -> dict[ir.Value, BufferInfo]:
             if info is not None:
                 info.end = index
         elif definition.name != "view":
-            roles: dict[ir.Value, set[str]] = {}
-            for value, role in zip(op.operands, definition.operand_roles(len(op.operands))):
-                roles.setdefault(root_buffer(value), set()).add(role)
-            for root, used_as in roles.items():
+            merged: dict[ir.Value, set[str]] = {}
+            for value, role in roles(op):
+                merged.setdefault(root_buffer(value), set()).add(role)
+            for root, used_as in merged.items():
                 role = next(iter(used_as)) if len(used_as) == 1 else "inout"
+                if root not in buffers and outer:
+                    buffers[root] = BufferInfo(root, "outer", -1)
                 if root in buffers:
                     buffers[root].accesses.append(Access(index, op, role))
     return buffers

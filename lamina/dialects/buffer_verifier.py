@@ -9,7 +9,9 @@ right after it runs, at the op that shows the problem:
 - an instruction that writes bytes it also reads is element-wise
   (`IN_PLACE_INSTRUCTIONS`) and reads exactly the bytes it writes;
 - an alloc is deallocated exactly once, after its last use (views and their
-  uses included); only allocs are deallocated;
+  uses included), in the block that allocates it (a loop body must not free
+  a buffer that lives across iterations); only allocs are deallocated;
+  uses inside a region op's regions count as uses by the op;
 - once planned (offset >= 0): offsets are aligned, buffers fit in the region
   size recorded on the module, and buffers live at the same time do not
   share bytes.
@@ -23,7 +25,8 @@ from typing import Iterator
 from mlir import ir
 
 from .buffer import BUFFER, UNPLANNED
-from .buffer_analysis import IN_PLACE_INSTRUCTIONS, byte_range, nbytes, operand_roles, overlap, root_buffer
+from .buffer_analysis import (IN_PLACE_INSTRUCTIONS, block_programs, byte_range, flat_ops, nbytes, operand_roles,
+                              overlap, root_buffer)
 from .values import defining_op
 
 ALIGNMENT = 64  # bytes; every planned offset is a multiple of it (Glow's TensorAlignment)
@@ -39,12 +42,15 @@ Problems = list[tuple[ir.Location, str]]
 def verify_buffers(module: ir.Operation) -> Problems:
     """Every whole-function problem of the buffer functions in `module`."""
     problems: Problems = []
-    for block in _function_bodies(module):
-        program = [op.operation for op in block.operations]
-        if not any(BUFFER.lookup(op) is not None for op in program):
+    for body in _function_bodies(module):
+        blocks = block_programs(body)
+        if not any(BUFFER.lookup(op) is not None for op in blocks[0]):
             continue
-        problems += _check_accesses(program)
-        problems += _check_placement(module, program)
+        deallocated: set[ir.Value] = set()
+        for program in blocks:
+            problems += _check_accesses(program, deallocated)
+        problems += _never_deallocated(blocks, deallocated)
+        problems += _check_placement(module, flat_ops(blocks[0]))
     return problems
 
 
@@ -78,21 +84,27 @@ def _read_only(buffer: ir.Value) -> bool:
 # ---------------------------------------------------------------------------
 
 
-def _check_accesses(program: list[ir.Operation]) -> Problems:
+def _check_accesses(program: list[ir.Operation], deallocated: set[ir.Value]) -> Problems:
+    """One block's ops in order; `deallocated` collects the allocs freed (in any block)."""
     problems: Problems = []
-    deallocated: set[ir.Value] = set()
+    here: set[ir.Value] = set()  # freed in this block: later uses here (or in its regions) are too late
     for op in program:
         if op.name == "buffer.dealloc":
             problems += _check_dealloc(op, deallocated)
+            here.add(op.operands[0])
             continue
-        for root in {root_buffer(value) for value in op.operands}:
-            if root in deallocated:
+        used = [value for value, _ in operand_roles(op)] if len(op.regions) else op.operands
+        for root in {root_buffer(value) for value in used}:
+            if root in here:
                 problems.append((op.location, f"uses buffer '{_name(root)}' after its dealloc"))
         problems += _check_writes(op)
-    for op in program:
-        if op.name == "buffer.alloc" and op.results[0] not in deallocated:
-            problems.append((op.location, f"buffer '{_name(op.results[0])}' is never deallocated"))
     return problems
+
+
+def _never_deallocated(blocks: list[list[ir.Operation]], deallocated: set[ir.Value]) -> Problems:
+    return [(op.location, f"buffer '{_name(op.results[0])}' is never deallocated")
+            for program in blocks for op in program
+            if op.name == "buffer.alloc" and op.results[0] not in deallocated]
 
 
 def _check_dealloc(op: ir.Operation, deallocated: set[ir.Value]) -> Problems:
@@ -102,6 +114,10 @@ def _check_dealloc(op: ir.Operation, deallocated: set[ir.Value]) -> Problems:
     if buffer in deallocated:
         return [(op.location, f"deallocates buffer '{_name(buffer)}' a second time")]
     deallocated.add(buffer)
+    if defining_op(buffer).block != op.block:
+        return [(op.location, f"deallocates buffer '{_name(buffer)}' inside a region it was not allocated in; "
+                              "a buffer is freed in the block that allocates it (a loop body would free it at "
+                              "every iteration)")]
     return []
 
 
@@ -115,6 +131,8 @@ def _check_writes(op: ir.Operation) -> Problems:
     for value in written:
         if _read_only(root_buffer(value)):
             problems.append((op.location, f"writes read-only buffer '{_name(root_buffer(value))}'"))
+    if len(op.regions):
+        return problems  # a region op's operands are its buffers, not one computation's inputs and outputs
     in_place = BUFFER.lookup(op).name in IN_PLACE_INSTRUCTIONS
     for written_at, (target, written_as) in enumerate(roles):
         for read_at, (source, read_as) in enumerate(roles):

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from .diagnostics import LaminaError, format_location
+from .external_weights import attach_weights
 from .buffer import BUFFER
 from .graph import GRAPH
 from .hir import HIR
@@ -164,7 +165,8 @@ def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.O
     Lamina passes modules around as their `builtin.module` operation (what
     `Operation.parse` yields and `PassManager.run` takes). As in `mlir-opt`, a
     source holding one `builtin.module` is that module, and any other top-level
-    ops are wrapped in an implicit one. Raises InvalidIR naming
+    ops are wrapped in an implicit one. Large constants written to a weights
+    file (`external_weights.py`) are loaded from it. Raises InvalidIR naming
     `source_name:line:col`.
     """
     with context:
@@ -177,12 +179,13 @@ def parse_module(text: str, context: ir.Context, source_name: str = "-") -> ir.O
                 raise
             # None or several top-level ops: let the parser see them inside a
             # module. The wrapper shares line 1, so only columns there shift.
-            return _parse_operation(f"module {{{text}\n}}", source_name)
-        if top.name == "builtin.module":
-            return top
-        module = ir.Module.create(ir.Location.unknown())
-        module.body.append(top)
-        return module.operation
+            top = _parse_operation(f"module {{{text}\n}}", source_name)
+        if top.name != "builtin.module":
+            module = ir.Module.create(ir.Location.unknown())
+            module.body.append(top)
+            top = module.operation
+        attach_weights(top, text, source_name)
+        return top
 
 
 def print_module(module: ir.Operation, *, debug_info: bool = False, elide: bool = False) -> str:

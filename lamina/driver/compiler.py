@@ -8,18 +8,23 @@
                                 built only when asked, HIR is converted from the optimized graph)
       -> hir.mlir               convert-graph-to-hir{arch}: partition, layers, memory map
       -> lir.mlir               the scheduler's program, one op per instruction
+      -> weights.npz            the large constants of the levels written, each stored once
       -> model.tprog / model.tdata / model.pageK.tdata / model.tmodel / host-K.mlir
       -> summary.txt / summary.json
 
-Every `.mlir` is complete and parses back (Lamina's textual IR is the
-interface between levels), however large the weights. `emit` names the
-levels whose `.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is
-also only built when named). Each stage is timed and `progress` hears each
+Every `.mlir` parses back (Lamina's textual IR is the interface between
+levels); constants of more than `INLINE_ELEMENTS` elements are stored once,
+in binary, in `weights.npz`, which the `.mlir` files name
+(`lamina/dialects/external_weights.py`). `emit` names the levels whose
+`.mlir` is written (`DEFAULT_EMIT` unless given; `buffers` is also only
+built when named). Each stage is timed and `progress` hears each
 one start.
 """
 
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -31,17 +36,18 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects import model
-from lamina.dialects.context import make_context, parse_module, print_module
+from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.external_weights import WeightsFile, external_text
 from lamina.dialects.hir import HIR, interface_of
 from lamina.dialects.lir_program import program_to_lir_text, verify_program
 from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, onnx_runner, random_inputs, randomize_weights
+from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
-from lamina.passes.conversion.graph_to_hir.partition import classify, host_interface
+from lamina.passes.conversion.graph_to_hir.partition import classify, module_interface
 from lamina.passes.conversion.hir_to_lir import schedule
 from lamina.passes.pass_manager import run_pipeline
 from lamina.pipelines.graph_optimize import GraphOptimize
@@ -54,10 +60,12 @@ from lamina.target.tcu.encoding import encode
 from lamina.target.tcu.model_files import AcceleratorStep, ConstsStep, HostStep, PlanStep, TensorEntry, write_model_files
 
 from .accuracy import DEFAULT_SAMPLES, calibration_samples, check_accuracy
+from .onnx_reference import OnnxReference
 from .summary import CompileSummary, HostSegment, LayerSummary, host_dram0_vectors, summary_json, summary_text
 
 ACCELERATOR_BACKEND = "accelerator"
 MODEL_FILES_NAME = "model"  # model.tprog, model.tdata, model.tmodel
+WEIGHTS_FILE_NAME = "weights.npz"  # the large constants of every emitted level, each stored once
 FORMATS = ("calibrated", "tensil")  # a binary point per tensor, or the data type's everywhere (Tensil)
 
 
@@ -81,23 +89,27 @@ def optimize_pipeline() -> str:
     return f"builtin.module({GraphOptimize.name}{{backend={ACCELERATOR_BACKEND} check-support=false}})"
 
 
-# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise.
+# The levels lamina-compile can write as `<level>.mlir`, and those it writes unless told otherwise: only the
+# HIR is cheap (its weights are the 16-bit data, once more than model.tdata); the graph levels hold the float
+# weights (ResNet-50: 100 MB each in weights.npz) and the LIR one op per instruction (1 M ops, 160 MB of text).
 LEVELS = ("graph", "graph-optimized", "buffers", "hir", "lir")
-DEFAULT_EMIT = ("graph", "graph-optimized", "hir", "lir")
+DEFAULT_EMIT = ("hir",)
 
 
 class _Stages:
     """Times each stage, tells `progress`, and writes the files the stages produce."""
 
-    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str]):
+    def __init__(self, outdir: Path, progress: Progress | None, emit: Collection[str], keep_weights: bool):
         self.outdir = outdir
         self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
+        self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME, keep=keep_weights)
 
     @contextmanager
     def stage(self, name: str) -> Iterator[None]:
+        _return_free_memory()
         self.progress(name)
         start = time.perf_counter()
         yield
@@ -116,9 +128,29 @@ class _Stages:
         return path
 
     def write_module(self, level: str, module: ir.Operation) -> None:
-        """`<level>.mlir`, if that level is emitted."""
+        """`<level>.mlir`, if that level is emitted; its large constants go to the shared `weights.npz`."""
         if level in self.emit:
-            self.write(f"{level}.mlir", print_module(module, debug_info=True))
+            self.write(f"{level}.mlir", external_text(module, self.weights))
+            if self.weights.path.exists():
+                self.files.setdefault(self.weights.path.name, self.weights.path)
+
+
+def _return_free_memory() -> None:
+    """Give the memory the last stage freed back to the system (glibc keeps it otherwise, and the next
+    stage's large arrays come from fresh pages): the peak RSS is the largest stage, not their sum."""
+    if _LIBC is not None:
+        _LIBC.malloc_trim(0)
+
+
+def _load_libc():
+    try:
+        libc = ctypes.CDLL(ctypes.util.find_library("c"))
+        return libc if hasattr(libc, "malloc_trim") else None
+    except OSError:  # not glibc: nothing to give back this way
+        return None
+
+
+_LIBC = _load_libc()
 
 
 def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: str | Path, *,
@@ -149,20 +181,27 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         outdir.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise LaminaError(f"{outdir}: cannot create the output directory: {error.strerror}") from None
-    stages = _Stages(outdir, progress, emit)
+    # a graph module compiled into its own directory may name weights.npz there: add to it, do not replace it
+    source_dir = Path(source).resolve().parent if str(source).endswith(".mlir") else None
+    stages = _Stages(outdir, progress, emit, keep_weights=source_dir == outdir.resolve())
     context = make_context()
 
     with stages.stage("import"):
         graph, model_name, peak, proto = _load(str(source), context, input_shapes, random_weights)
+        # a graph module is its own float model: a copy (constants are shared, not copied) before the rewrites
+        given_graph = graph.clone() if check and proto is None else None
         stages.write_module("graph", graph)
         calibration, sample_source = calibration_samples(model.inputs(graph), calibration_inputs, samples,
                                                          random_weights or 0)
+        # the check's float outputs: onnxruntime runs beside the compile, then the ONNX model is dropped
+        reference = OnnxReference(proto, calibration) if check and proto is not None else None
+        del proto
     with stages.stage("graph-optimize"):
         run_pipeline(graph, optimize_pipeline())
         stages.write_module("graph-optimized", graph)
     if "buffers" in stages.emit:
         with stages.stage("graph-to-buffers"):
-            buffers = parse_module(print_module(graph, debug_info=True), context, "graph-optimized.mlir")
+            buffers = graph.clone()  # graph-to-buffers works in place; HIR is converted from `graph`
             run_pipeline(buffers, f"builtin.module({GraphToBuffers.name})")
             stages.write_module("buffers", buffers)
             del buffers  # only printed: free it before the large HIR stages
@@ -170,9 +209,13 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         host_reasons = _host_reasons(graph)
         accelerator_constants = _constant_scalars(graph)
         input_specs, output_specs = model.inputs(graph), model.outputs(graph)
+
+        def measure(module: ir.Operation):
+            ranges, first_sample = value_ranges(module, calibration)
+            return ranges, first_sample if check else {}  # the first sample's values serve the check only
+
         # in place: `graph` is now the HIR module
-        float_layers = convert_graph_to_hir(graph, architecture, lambda module: value_ranges(module, calibration),
-                                            calibrated=formats == "calibrated")
+        float_layers = convert_graph_to_hir(graph, architecture, measure, calibrated=formats == "calibrated")
         stages.write_module("hir", graph)
     with stages.stage("schedule"):
         scheduled = schedule(graph)
@@ -185,7 +228,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
-        plan, host_modules, host_segments = _plan(scheduled.plan, context, host_reasons)
+        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, context, host_reasons)
         inputs, outputs, variables = memory_map(graph, architecture, input_specs, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
@@ -197,10 +240,11 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     accuracy = None
     if check:
         with stages.stage("check (simulate the samples)"):
-            float_model, reference = _float_model(proto, str(source), context)
-            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference,
+            float_model, reference_name = ((reference.float_model(), "onnxruntime") if reference is not None
+                                           else _graph_float_model(given_graph))
+            accuracy = check_accuracy(paths.tmodel, graph, calibration, sample_source, float_model, reference_name,
                                       float_layers, formats, scheduled.program)
-    host_constants = sum(_constant_scalars(parse_module(text, context, name)) for name, text in host_modules.items())
+    host_constants = sum(_constant_scalars(module) for module in host_parsed)
     summary = CompileSummary(
         model=model_name, arch=architecture, program=scheduled.program,
         cycles=scheduled.cycles,
@@ -245,19 +289,16 @@ def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, Ten
     return inputs, outputs, [entry for name, entry in placed.items() if name not in input_names]
 
 
-def _float_model(proto, source: str, context: ir.Context) -> tuple[Callable, str]:
-    """What the accuracy check compares with: onnxruntime on the ONNX model, else the graph interpreter
-    on the graph module as given."""
-    if proto is not None:
-        return onnx_runner(proto), "onnxruntime"
-    graph = parse_module(Path(source).read_text(encoding="utf-8"), context, source)
+def _graph_float_model(graph: ir.Operation) -> tuple[Callable, str]:
+    """What the accuracy check compares a graph module with: the graph interpreter on the module as given."""
     return (lambda feeds: graph_interpreter.run(graph, feeds)), "the graph interpreter"
 
 
 def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, ...]] | None,
           random_weights: int | None) -> tuple[ir.Operation, str, float | None, object]:
-    """The graph module, the model's name, the activation peak when weights were randomized, and the
-    (randomized) ONNX model, None for a graph module."""
+    """The graph module, the model's name, the activation peak when weights were randomized (measured
+    before the import, so that its onnxruntime session and the graph's constants are not held together), and
+    the (randomized) ONNX model, None for a graph module."""
     if source.endswith(".mlir"):
         if random_weights is not None or input_shapes:
             raise LaminaError(f"{source}: --random-weights and --input-shape apply to ONNX models, "
@@ -285,11 +326,12 @@ def _require_graph_module(module: ir.Operation, source: str) -> None:
 
 
 def _plan(steps: list[dict], context: ir.Context, reasons: dict[str, tuple[str, ...]]
-          ) -> tuple[list[PlanStep], dict[str, str], tuple[HostSegment, ...]]:
-    """The scheduler's plan as manifest steps, each host step's module text by file name, and the
-    summary's host segments (each module parsed once)."""
+          ) -> tuple[list[PlanStep], dict[str, str], list[ir.Operation], tuple[HostSegment, ...]]:
+    """The scheduler's plan as manifest steps, each host step's module text by file name, the modules
+    parsed (once each), and the summary's host segments."""
     plan: list[PlanStep] = []
     host_modules: dict[str, str] = {}
+    parsed: list[ir.Operation] = []
     segments: list[HostSegment] = []
     for step in steps:
         if step["kind"] == "accelerator":
@@ -299,11 +341,12 @@ def _plan(steps: list[dict], context: ir.Context, reasons: dict[str, tuple[str, 
             plan.append(ConstsStep(step["page"]))
             continue
         file_name = f"host-{step['segment']}.mlir"
-        reads, writes, counts = host_interface(step["module"], context)
+        parsed.append(parse_module(step["module"], context, file_name))
+        reads, writes, counts = module_interface(parsed[-1])
         plan.append(HostStep(file_name, tuple(reads), tuple(writes)))
         host_modules[file_name] = step["module"]
         segments.append(_host_segment(plan[-1], counts, reasons))
-    return plan, host_modules, tuple(segments)
+    return plan, host_modules, parsed, tuple(segments)
 
 
 def _host_reasons(graph: ir.Operation) -> dict[str, tuple[str, ...]]:

@@ -54,8 +54,8 @@ class ModelAnalysis:
     unusable: set[str] = field(default_factory=set)
     # Per node: input names read before any node or initializer defines them.
     undefined_inputs: dict[int, list[str]] = field(default_factory=dict)
-    # A Loop body with a compile-time trip count: (its iteration-number input, the trip count).
-    iteration: tuple[str, int] | None = None
+    # A Loop body with a compile-time trip count (`iteration_values`).
+    iteration: LoopIteration | None = None
 
     def unknown_shapes(self) -> list[str]:
         """Values something reads whose static shape is not known."""
@@ -99,12 +99,23 @@ def constant_node_value(node: onnx.NodeProto) -> np.ndarray:
     raise UnsupportedElementType(f"a Constant with '{attribute.name}' is not supported")
 
 
+@dataclass(frozen=True, eq=False)
+class LoopIteration:
+    """A Loop body with a compile-time trip count: its iteration-number input, the trip count, and each
+    carried value whose initial value is known at compile time, as (body input, initial value, body output
+    giving its next value)."""
+
+    name: str
+    count: int
+    carried: tuple[tuple[str, np.ndarray, str], ...] = ()
+
+
 def has_subgraph(node: onnx.NodeProto) -> bool:
     return any(a.type in (onnx.AttributeProto.GRAPH, onnx.AttributeProto.GRAPHS) for a in node.attribute)
 
 
 def analyze(model: onnx.ModelProto, source: str, inference_error: str | None = None,
-            iteration: tuple[str, int] | None = None) -> ModelAnalysis:
+            iteration: LoopIteration | None = None) -> ModelAnalysis:
     """Analyse a shape-inferred model (see `static_shapes.specialize`)."""
     opset = default_opset(model)
     analysis = ModelAnalysis(source=source, model=model, opset=opset or 0, iteration=iteration)

@@ -15,7 +15,7 @@ from lamina.dialects.context import check_module
 from lamina.dialects.diagnostics import LaminaError
 
 from . import converters  # noqa: F401 - registers every converter
-from .analysis import ModelAnalysis, analyze
+from .analysis import LoopIteration, ModelAnalysis, analyze
 from .emitter import ModuleBuilder
 from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .loading import light_model_names, load_onnx, resolve_model_path
@@ -80,14 +80,14 @@ def _model_and_source(model: onnx.ModelProto | str, source_name: str | None) -> 
     return load_onnx(path), source_name or path
 
 
-def analyze_model(model: onnx.ModelProto, source: str, iteration: tuple[str, int] | None = None) -> ModelAnalysis:
+def analyze_model(model: onnx.ModelProto, source: str, iteration: LoopIteration | None = None) -> ModelAnalysis:
     """The analysis of a model whose inputs all have static shapes (a subgraph made a model); `iteration`: a
     Loop body's iteration-number input and compile-time trip count (`ModelAnalysis.iteration`)."""
     return _analyze(model, None, source, require_static=True, iteration=iteration)
 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
-             require_static: bool, iteration: tuple[str, int] | None = None) -> ModelAnalysis:
+             require_static: bool, iteration: LoopIteration | None = None) -> ModelAnalysis:
     """The model validated, its shapes inferred and analysed, then operators without a converter (or whose
     converter refuses the node) expanded into their ONNX function bodies (which may in turn need expanding)
     and the result analysed again."""
@@ -113,7 +113,7 @@ def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: s
 
 
 def _analyze_to_fixpoint(inferred: onnx.ModelProto, inference_error: str | None, source: str,
-                         iteration: tuple[str, int] | None = None) -> ModelAnalysis:
+                         iteration: LoopIteration | None = None) -> ModelAnalysis:
     """Shapes re-inferred while compile-time values keep making more of them static."""
     analysis = analyze(inferred, source, inference_error, iteration)
     while analysis.unknown_shapes():

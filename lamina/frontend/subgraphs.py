@@ -24,7 +24,7 @@ from lamina.dialects.graph_control_flow import create_yield
 from lamina.dialects.irdl import ShapeError
 from lamina.dialects.types import TensorSpec
 
-from .analysis import ModelAnalysis, outer_references
+from .analysis import LoopIteration, ModelAnalysis, outer_references
 from .emitter import ModuleBuilder, NodeEmitter
 from .node_view import NodeView
 from .registry import CONVERTERS
@@ -51,11 +51,13 @@ class Subgraph:
         return [f"{self.attribute}: {problem}" for problem in find_unsupported(self.analysis)]
 
 
-def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec], trip_count: int | None = None) -> Subgraph:
+def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec], trip_count: int | None = None,
+             initial: list | None = None) -> Subgraph:
     """Analyse `view`'s graph attribute `attribute` whose inputs have the types `arguments`.
 
     `trip_count`: a Loop body's compile-time trip count; its first input is then the iteration number,
-    which takes the values 0 .. trip_count - 1 (`iteration_values`).
+    which takes the values 0 .. trip_count - 1 (`iteration_values`). `initial`: the compile-time values
+    (None: unknown) of its carried values before the first iteration.
 
     Raises ShapeError when it reads a value no enclosing graph defines or
     does not take exactly `len(arguments)` inputs.
@@ -87,7 +89,9 @@ def subgraph(view: NodeView, attribute: str, arguments: list[TensorSpec], trip_c
     model = helper.make_model(copy, opset_imports=list(parent.model.opset_import))
     model.ir_version = parent.model.ir_version
     source = f"{parent.source}: node '{view.label}' ({view.op_type}) {attribute}"
-    iteration = None if trip_count is None else (copy.input[0].name, trip_count)
+    carried = tuple((copy.input[2 + i].name, value, copy.output[1 + i].name)
+                    for i, value in enumerate(initial or []) if value is not None)
+    iteration = None if trip_count is None else LoopIteration(copy.input[0].name, trip_count, carried)
     return Subgraph(attribute, analyze_model(model, source, iteration), outer)
 
 

@@ -394,4 +394,4 @@ from . import quantization  # noqa: E402,F401  (registers them; imports this mod
 # Recurrent layers, in their own module.
 from . import recurrent  # noqa: E402,F401 - registers the kernels of graph.rnn, graph.gru, graph.lstm
 # Further element-wise math and the index ops, in their family files.
-from . import indexing, math_ops  # noqa: E402,F401 - register their kernels
+from . import indexing, math_ops, sampling  # noqa: E402,F401 - register their kernels

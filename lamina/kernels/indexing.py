@@ -59,3 +59,16 @@ def _top_k(node: Node, x):
         order = np.argsort(x, axis=axis, kind="stable")
     indices = np.take(order, np.arange(k), axis=axis)
     return np.take_along_axis(x, indices, axis=axis), indices.astype(np.int64)
+
+
+@kernel("gather_nd")
+def _gather_nd(node: Node, x, indices):
+    """out[b..., j...] = x[b..., indices[b..., j..., :]] over the `batch_dims` leading axes b (negative indices
+    count from the end)."""
+    batch_dims, depth = node.attrs["batch_dims"], indices.shape[-1]
+    batch_shape = x.shape[:batch_dims]
+    positions = [_wrapped_indices("gather_nd", batch_dims + k, indices[..., k], x.shape[batch_dims + k])
+                 for k in range(depth)]
+    batch = [np.arange(size).reshape((-1,) + (1,) * (indices.ndim - 2 - axis))
+             for axis, size in enumerate(batch_shape)]
+    return x[(*batch, *positions)]

@@ -11,6 +11,10 @@ from lamina.passes.registry import Pipeline, register_pipeline
 # executor passes plain NumPy arrays; results become out-parameters the
 # caller allocates; intermediate buffers are freed after their last use.
 BUFFERIZE = (
+    # A tensor.empty whose value is inserted into a bigger tensor (a convolution's position block
+    # into the forall's shared output, after canonicalize folded the block's slice of it to an empty;
+    # a concatenation's operand) is replaced by that slice, so it is written in place, not copied.
+    "eliminate-empty-tensors",
     "one-shot-bufferize{allow-return-allocs-from-loops=true bufferize-function-boundaries=true function-boundary-type-conversion=identity-layout-map}",
     "buffer-results-to-out-params{hoist-static-allocs=true modify-public-functions=true}",
     "buffer-deallocation-pipeline",
@@ -47,8 +51,8 @@ TO_LLVM = (
 # iterations make one block runs inline in the caller's thread).
 def parallel_loops(threads: int) -> tuple[str, ...]:
     """The parallel loops as calls of block functions through the async dialect (none for one thread)."""
-    if threads <= 1:
-        return ()
+    if threads <= 1:  # (the position blocks of linalg-convolution-to-matmuls are scf.forall loops)
+        return ("scf-forall-to-for",)
     return ("scf-forall-to-parallel",
             f"async-parallel-for{{async-dispatch=false num-workers={threads} min-task-size=1}}")
 

@@ -38,7 +38,7 @@ import numpy as np
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER, UNPLANNED
-from lamina.dialects.buffer_analysis import BufferInfo, analyze, root_buffer, view_offset
+from lamina.dialects.buffer_analysis import BufferInfo, analyze, analyze_flat, block_ops, root_buffer, view_offset
 from lamina.dialects.buffer_verifier import ACTIVATION_BYTES, ALIGNMENT, CONSTANT_BYTES, MUTABLE_BYTES
 from lamina.dialects.buffer_verifier import region_of
 from lamina.dialects.context import check_module
@@ -46,6 +46,7 @@ from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.irdl import OpDef, OpView
 from lamina.dialects.types import TensorSpec, spec_of
 
+from .buffer_control_flow import run_region_op
 from .graph_interpreter import checked_result, check_inputs
 from lamina.kernels.graph_kernels import KernelError, Node
 from lamina.kernels.quantization import evaluate
@@ -84,7 +85,7 @@ def run(module: ir.Operation, inputs: Mapping[str, np.ndarray]) -> dict[str, np.
     check_module(module)
     program, buffers = analyze(module)
     definitions = [BUFFER.require(op, "the buffer interpreter") for op in program]
-    memory = _Memory(module, buffers)
+    memory = _Memory(module, analyze_flat(module)[1])  # regions' allocs included
     ports = _interface(buffers)
     _warn_about_reads_of_unwritten(buffers)
     feeds = check_inputs({name: spec_of(value.type) for name, value in ports.inputs.items()}, inputs)
@@ -153,8 +154,15 @@ class _Memory:
             region, offset = self.places[root_buffer(value)]
             spec = spec_of(value.type)
             start = offset + view_offset(value)
-            array = self.arrays[value] = region[start:start + spec.nbytes].view(spec.dtype).reshape(spec.shape)
+            array = region[start:start + spec.nbytes].view(spec.dtype).reshape(spec.shape)
+            if not isinstance(root_buffer(value).owner, ir.Block):  # a slice moves with each iteration
+                self.arrays[value] = array
         return array
+
+    def bind(self, argument: ir.BlockArgument, buffer: ir.Value, byte_offset: int) -> None:
+        """Place a region's block argument (a slice) at `byte_offset` in `buffer`, for one iteration."""
+        region, offset = self.places[root_buffer(buffer)]
+        self.places[argument] = (region, offset + view_offset(buffer) + byte_offset)
 
     def poison(self, value: ir.Value) -> None:
         region, offset = self.places[value]
@@ -180,12 +188,20 @@ def _poisoned_bytes(size: int) -> np.ndarray:
     return raw[start:start + size]
 
 
+def _run_block(block: ir.Block, memory: _Memory) -> None:
+    for op in block_ops(block):
+        _execute(op, BUFFER.require(op, "the buffer interpreter"), memory)
+
+
 def _execute(op: ir.Operation, definition: OpDef, memory: _Memory) -> None:
     kind = definition.name
     if kind in ("weight", "constant", "view"):
         return  # placed before the run
     if kind in ("alloc", "dealloc"):
         memory.poison(op.operands[0] if kind == "dealloc" else op.result)
+        return
+    if definition.regions:
+        run_region_op(op, memory, lambda block: _run_block(block, memory))
         return
     dest, *sources = (memory.array(value) for value in op.operands)
     if kind == "copy":

@@ -4,7 +4,8 @@
 lowers it with `graph-to-cpu` to the LLVM dialect and JIT-compiles it with
 MLIR's ExecutionEngine. Compiled models are cached in process, keyed by a
 hash of the graph module's bytecode, so running one model many times
-compiles it once. The compiled function takes the inputs (placeholder
+compiles it once, and on disk (`cpu_object_cache`), so the next process
+loads the compiled code instead of compiling it again. The compiled function takes the inputs (placeholder
 order) then one out-parameter per output (save order), all as memref
 descriptors of NumPy arrays the caller owns. Bool and unsigned tensors are
 stored as signless integers on the CPU path (`graph_to_linalg/storage.py`), so those arrays
@@ -15,10 +16,10 @@ from __future__ import annotations
 
 import ctypes
 import functools
-import hashlib
 import io
 import os
 import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Mapping
@@ -35,7 +36,7 @@ from lamina.dialects.types import TensorSpec
 from lamina.passes.conversion.graph_to_linalg.storage import storage_dtype, stored
 from lamina.passes.pass_manager import run_pipeline
 
-from . import graph_interpreter
+from . import cpu_object_cache, graph_interpreter
 from .graph_interpreter import check_inputs
 
 OPT_LEVEL = 3
@@ -69,11 +70,11 @@ def cpu_pipeline(threads: int) -> str:
 class CompiledModel:
     """A JIT-compiled model; `run` maps input names to arrays and returns the outputs by name."""
 
-    engine: ExecutionEngine
+    engine: ExecutionEngine | cpu_object_cache.SharedObjectEngine
     function: str
     inputs: dict[str, TensorSpec]
     outputs: dict[str, TensorSpec]
-    module: ir.Module  # keeps the context the engine was built from alive
+    module: ir.Module | None  # keeps the context the engine was built from alive (None: loaded from the disk cache)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         # Copies: compiled loops may carry their state in an argument's buffer, and the caller's arrays must
@@ -124,11 +125,13 @@ def compile_model(module: ir.Operation, pipeline: str | None = None, opt_level: 
     pipeline = pipeline or cpu_pipeline(default_threads())
     bytecode = io.BytesIO()
     module.write_bytecode(bytecode)
-    key = hashlib.sha256(bytecode.getvalue() + f"{pipeline} O{opt_level}".encode()).hexdigest()
+    key = cpu_object_cache.key(bytecode.getvalue(), pipeline, opt_level)
     _keep_freed_memory()
     if key not in _CACHE:
-        _CACHE[key] = _compile(bytecode.getvalue(), pipeline, opt_level, model.inputs(module), model.outputs(module),
-                               _function_name(module))
+        inputs, outputs, function = model.inputs(module), model.outputs(module), _function_name(module)
+        loaded = cpu_object_cache.load(key, function)
+        _CACHE[key] = CompiledModel(loaded, function, inputs, outputs, None) if loaded is not None else \
+            _compile(bytecode.getvalue(), pipeline, opt_level, inputs, outputs, function, key)
     return _CACHE[key]
 
 
@@ -142,16 +145,21 @@ def _function_name(module: ir.Operation) -> str:
 
 
 def _compile(bytecode: bytes, pipeline: str, opt_level: int, inputs: dict[str, TensorSpec],
-             outputs: dict[str, TensorSpec], function: str) -> CompiledModel:
+             outputs: dict[str, TensorSpec], function: str, key: str) -> CompiledModel:
+    """Lower and JIT-compile the model, and store the compiled code in the disk cache (`key`)."""
+    start = time.process_time()
     context = make_context()
     with context:
         copy = ir.Module.parse(bytecode)
     run_pipeline(copy.operation, pipeline)
     try:
-        engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=_RUNTIME_LIBRARIES)
+        # Position-independent when cached: the object is linked into a shared library.
+        engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=_RUNTIME_LIBRARIES,
+                                 enable_pic=cpu_object_cache.directory() is not None)
         engine.lookup(function)  # the JIT compiles on first lookup: do it now, not in the first run
     except RuntimeError as error:
         raise LaminaError(f"the CPU JIT could not compile the lowered model: {error}") from None
+    cpu_object_cache.store(key, engine, _RUNTIME_LIBRARIES, time.process_time() - start)
     return CompiledModel(engine, function, inputs, outputs, copy)
 
 

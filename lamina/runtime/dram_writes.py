@@ -17,10 +17,19 @@ import numpy as np
 from lamina.target.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
+from .tcu_array_runs import strided_vectors
 from .tcu_machine import DRAM0, DRAM1
 
-_READS = {DataMoveKind.DRAM0_TO_LOCAL: DRAM0, DataMoveKind.DRAM1_TO_LOCAL: DRAM1}
-_WRITES = {DataMoveKind.LOCAL_TO_DRAM0: DRAM0, DataMoveKind.LOCAL_TO_DRAM1: DRAM1}
+_KINDS = {DRAM0: (DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM0),
+          DRAM1: (DataMoveKind.DRAM1_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM1)}  # memory: (read, write)
+
+
+def _traffic(chunk: np.ndarray, read_kind: int, write_kind: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(instruction position, DRAM vector, is a read) of every vector the DataMoves of these kinds move."""
+    moves = np.flatnonzero((chunk["opcode"] == Opcode.DATA_MOVE) & np.isin(chunk["flags"], [read_kind, write_kind]))
+    owner, row = strided_vectors(chunk["op1"][moves].astype(np.int64), chunk["op1_stride"][moves].astype(np.int64),
+                                 chunk["op2"][moves].astype(np.int64) + 1)
+    return moves[owner], row, chunk["flags"][moves][owner] == read_kind
 
 
 class DramWrites:
@@ -33,23 +42,25 @@ class DramWrites:
         self.written[memory][base:base + size] = True
 
     def replay(self, program: np.ndarray, first: int, count: int, source: str) -> None:
-        """Check and mark the DRAM traffic of instructions [first, first + count), in order."""
+        """Check and mark the DRAM traffic of instructions [first, first + count), in order: a vector read
+        must be written before the step or by an earlier instruction of it."""
         chunk = program[first:first + count]
-        moves = np.flatnonzero((chunk["opcode"] == Opcode.DATA_MOVE)
-                               & np.isin(chunk["flags"], [int(kind) for kind in (*_READS, *_WRITES)]))
-        for index in moves:
-            record = chunk[index]
-            kind = DataMoveKind(int(record["flags"]))
-            rows = int(record["op1"]) + (np.arange(int(record["op2"]) + 1) << int(record["op1_stride"]))
-            if kind in _READS:
-                unwritten = ~self.written[_READS[kind]][rows]
-                if unwritten.any():
-                    raise LaminaError(f"{source}: instruction {first + int(index)} (DataMove) reads "
-                                      f"{_READS[kind]} vector {int(rows[np.argmax(unwritten)])}, which no input, "
-                                      f"consts file, host step or earlier instruction wrote (a manifest entry "
-                                      f"or plan step is missing)")
-            else:
-                self.written[_WRITES[kind]][rows] = True
+        traffic = {memory: _traffic(chunk, *kinds) for memory, kinds in _KINDS.items()}
+        problems = []  # (position, memory, vector) of the first unwritten read per memory
+        for memory, (position, row, reads) in traffic.items():
+            first_write = np.full(len(self.written[memory]), count, np.int64)
+            np.minimum.at(first_write, row[~reads], position[~reads])
+            unwritten = reads & ~self.written[memory][row] & (first_write[row] >= position)
+            if unwritten.any():
+                k = int(np.argmax(unwritten))
+                problems.append((int(position[k]), memory, int(row[k])))
+        if problems:
+            position, memory, vector = min(problems)
+            raise LaminaError(f"{source}: instruction {first + position} (DataMove) reads {memory} vector {vector}, "
+                              f"which no input, consts file, host step or earlier instruction wrote (a manifest "
+                              f"entry or plan step is missing)")
+        for memory, (_, row, reads) in traffic.items():
+            self.written[memory][row[~reads]] = True
 
     def check_tensor(self, name: str, base: int, size: int, source: str) -> None:
         """A tensor the host reads back (an output, a host step's Vars input) was written."""

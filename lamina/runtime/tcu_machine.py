@@ -13,12 +13,11 @@ One choice the contract leaves open: a SIMD instruction without the read
 flag sees an all-zero input vector. `Machine.saturations` counts the lanes
 saturation clipped, by opcode (Tensil's emulator reports overflows too).
 
-Speed: DataMove and LoadWeight run as one NumPy operation each over their
-strided address ranges; consecutive MatMuls (same weights) run as one array
-pass when they write distinct accumulator rows. SIMD instructions handle one
-vector each and dominate program length, so runs of them execute as one
-operation when that is provably the same as one by one (`simd_run_lengths`).
-`run(batch=False)` executes everything one instruction at a time, for tests.
+Speed: runs of DataMoves into local memory, LoadWeights and MatMuls execute
+together (`tcu_array_runs`), and periodic runs of SIMD instructions as one
+operation per block position (`tcu_simd_runs`), whenever that provably equals
+executing them one by one. `run(batch=False)` executes everything one
+instruction at a time: the reference the tests compare the runs with.
 """
 
 from __future__ import annotations
@@ -31,11 +30,13 @@ import numpy as np
 from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.fixed_point import DataType
 from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, LoadWeightFlag, MatMulFlag,
-                                         Opcode, SimdFlag, SimdOp, unpack_simd)
+                                         Opcode, SimdFlag, SimdOp)
 from lamina.dialects.diagnostics import LaminaError
 
+from .tcu_array_runs import array_run_lengths, execute_array_run
+from .tcu_simd_runs import SimdFields, SimdRun, SimdRuns
+
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
-_SINGLE_THREAD_PRODUCT = 1 << 18  # OpenBLAS multiplies rows x N x N up to this on one thread
 
 DRAM0, DRAM1, LOCAL, ACCUMULATORS = "DRAM0", "DRAM1", "local memory", "accumulators"
 
@@ -49,20 +50,6 @@ _MOVES = {
     DataMoveKind.LOCAL_TO_ACC: (ACCUMULATORS, False, False),
     DataMoveKind.LOCAL_TO_ACC_ACCUMULATE: (ACCUMULATORS, False, True),
 }
-
-
-@dataclass(frozen=True)
-class SimdFields:
-    """The unpacked SIMD sub-instructions of a program (one entry per instruction)."""
-
-    op: np.ndarray
-    left: np.ndarray
-    right: np.ndarray
-    dest: np.ndarray
-
-    @classmethod
-    def of(cls, program: np.ndarray, registers_depth: int) -> SimdFields:
-        return cls(*unpack_simd(program["op2"], registers_depth))
 
 
 def _describe(index: int, record: np.void) -> str:
@@ -136,61 +123,6 @@ def memory_extents(program: np.ndarray, arch: Architecture, first_index: int = 0
     return extents
 
 
-def simd_run_lengths(program: np.ndarray, simd: SimdFields) -> np.ndarray:
-    """For each instruction, how many instructions from it form a batchable SIMD run (0 if not SIMD).
-
-    A run is consecutive SIMD instructions with the same flags and
-    sub-instruction, no destination register (so registers stay constant),
-    and read and write addresses each advancing by a constant step. Such a
-    run equals its one-by-one execution when (a) it writes distinct
-    addresses (write step non-zero) and (b) no instruction reads an address
-    that an earlier instruction of the run wrote; `batchable_prefix` checks
-    those two on the actual run before it executes.
-    """
-    count = len(program)
-    lengths = np.zeros(count, dtype=np.int64)
-    is_simd = program["opcode"] == Opcode.SIMD
-    if count == 0:
-        return lengths
-    read, write = program["op1"].astype(np.int64), program["op0"].astype(np.int64)
-    same = np.zeros(count, dtype=bool)  # instruction i can follow i - 1 in a run
-    same[1:] = (is_simd[1:] & is_simd[:-1] & (simd.dest[1:] == 0) & (simd.dest[:-1] == 0)
-                & (program["flags"][1:] == program["flags"][:-1]) & (program["op2"][1:] == program["op2"][:-1]))
-    steady = np.zeros(count, dtype=bool)  # i continues the step of (i - 2, i - 1)
-    steady[2:] = (same[2:] & same[1:-1] & (np.diff(read)[1:] == np.diff(read)[:-1])
-                  & (np.diff(write)[1:] == np.diff(write)[:-1]))
-    index = np.arange(count)
-    # next_break[i]: the first j >= i where the step breaks (count if none)
-    next_break = np.append(np.minimum.accumulate(np.where(steady, count, index)[::-1])[::-1], count)
-    has_second = np.append(same[1:], False)
-    ends = np.where(has_second, next_break[np.minimum(index + 2, count)], index + 1)
-    lengths[is_simd] = (ends - index)[is_simd]
-    return lengths
-
-
-def consecutive_lengths(mask: np.ndarray) -> np.ndarray:
-    """For each index, how many consecutive True entries start there (0 where False)."""
-    index = np.arange(len(mask))
-    next_false = np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]
-    return np.where(mask, next_false - index, 0)
-
-
-def batchable_prefix(length: int, flags: int, read0: int, read_step: int, write0: int, write_step: int) -> int:
-    """How many instructions of a candidate run can execute together (conditions (a), (b) above)."""
-    if length == 1 or not flags & _WRITE:
-        return length
-    if write_step == 0:
-        return 1
-    if not flags & _READ:
-        return length
-    index = np.arange(length)
-    reads = read0 + read_step * index
-    offset = reads - write0
-    writer = offset // write_step  # the run position that writes this read address, if any
-    hazard = (offset % write_step == 0) & (writer >= 0) & (writer < index)
-    return int(np.argmax(hazard)) if hazard.any() else length
-
-
 class SaturationCounts:
     """Lanes that saturation clipped, by the opcode whose arithmetic clipped them."""
 
@@ -209,11 +141,12 @@ class _CountingDataType(DataType):
     counts: SaturationCounts = field(compare=False)
 
     def saturate(self, q: np.ndarray) -> np.ndarray:
-        q = np.asarray(q, dtype=np.int64)
-        clipped = int(np.count_nonzero((q < self.minimum) | (q > self.maximum)))
-        if clipped:
-            self.counts.add(clipped)
-        return super().saturate(q)
+        """Values already in range come back as they are (MatMul sums stay float64 until stored)."""
+        q = np.asarray(q)
+        if q.size and (q.min() < self.minimum or q.max() > self.maximum):  # two reductions: cheaper than counting
+            self.counts.add(int(np.count_nonzero((q < self.minimum) | (q > self.maximum))))
+            return super().saturate(q)
+        return q
 
 
 class Machine:
@@ -274,19 +207,23 @@ class Machine:
                                   f"simulator allocated {len(self.memories[memory])} vectors")
 
     def run(self, program: np.ndarray, first: int = 0, count: int | None = None, *,
-            batch: bool = True) -> None:
-        """Execute instructions [first, first + count) of `program` (checked with `check_fits` first)."""
+            batch: bool = True, progress: Callable[[int], None] | None = None, checked: bool = False) -> None:
+        """Execute instructions [first, first + count) of `program`, after `check_fits` unless the caller
+        `checked` them; `progress` hears how many of them have executed, after every chunk."""
         stop = len(program) if count is None else first + count
-        self.check_fits(program[first:stop], first)
+        if not checked:
+            self.check_fits(program[first:stop], first)
         for start in range(first, stop, CHUNK):
             self._run_chunk(program[start:min(start + CHUNK, stop)], batch)
+            if progress is not None:
+                progress(min(start + CHUNK, stop) - first)
 
     # -- execution -------------------------------------------------------------
 
     def _run_chunk(self, chunk: np.ndarray, batch: bool) -> None:
         simd = SimdFields.of(chunk, self.arch.simd_registers_depth)
-        runs = simd_run_lengths(chunk, simd).tolist() if batch else [1] * len(chunk)
-        matmul_groups = consecutive_lengths(chunk["opcode"] == Opcode.MATMUL).tolist()
+        simd_runs = SimdRuns(chunk, simd) if batch else None
+        array_runs = array_run_lengths(chunk).tolist() if batch else None
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
@@ -294,23 +231,21 @@ class Machine:
         i = 0
         while i < len(chunk):
             code = opcode[i]
+            if batch and array_runs[i] > 1:
+                i += execute_array_run(self, chunk[i:i + array_runs[i]])
+                continue
             if code == Opcode.SIMD:
-                length = 1
-                if runs[i] > 1:
-                    length = batchable_prefix(runs[i], flags[i], op1[i], op1[i + 1] - op1[i],
-                                              op0[i], op0[i + 1] - op0[i])
-                read_step = op1[i + 1] - op1[i] if length > 1 else 0
-                write_step = op0[i + 1] - op0[i] if length > 1 else 0
-                self.simd(flags[i], simd_op[i], left[i], right[i], dest[i],
-                          _rows(op1[i], read_step, length), _rows(op0[i], write_step, length))
-                i += length
+                run = simd_runs.at(i) if batch else SimdRun(i, 1, 1)
+                block = range(i, i + run.period)
+                steps = ([(op1[k + run.period] - op1[k], op0[k + run.period] - op0[k]) for k in block]
+                         if run.blocks > 1 else [(0, 0)])
+                self.simd(run.blocks, [(flags[k], simd_op[k], left[k], right[k], dest[k], op1[k], read_step, op0[k],
+                                        write_step) for k, (read_step, write_step) in zip(block, steps)])
+                i += run.period * run.blocks
                 continue
             if code == Opcode.MATMUL:
-                length = matmul_groups[i] if batch else 1
-                self.matmuls(chunk[i:i + length])
-                i += length
-                continue
-            if code == Opcode.DATA_MOVE:
+                self.matmul(flags[i], op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
+            elif code == Opcode.DATA_MOVE:
                 self.data_move(DataMoveKind(flags[i]), op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
             elif code == Opcode.LOAD_WEIGHT:
                 self.load_weight(flags[i], op0[i], 1 << stride0[i], op1[i] + 1)
@@ -318,38 +253,20 @@ class Machine:
                 self.shifts[ConfigRegister(op0[i])] = op1[i]
             i += 1
 
-    def matmuls(self, records: np.ndarray) -> None:
-        """Consecutive MatMuls (so the same weights): one array pass if they write distinct accumulator rows.
-
-        Distinct rows make the batch equal to executing them in order (no
-        MatMul reads what another wrote); otherwise they run one by one.
-        """
+    def matmul(self, flags: int, local: int, local_stride: int, accumulator: int, accumulator_stride: int,
+               size: int) -> None:
+        """One MatMul: `size` vectors through the array into the accumulators."""
         self.saturations.current = Opcode.MATMUL.name
-        sizes = records["op2"].astype(np.int64) + 1
-        owner = np.repeat(np.arange(len(records)), sizes)
-        offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        accumulator_rows = (records["op1"].astype(np.int64)[owner]
-                            + (offset << records["op1_stride"].astype(np.int64)[owner]))
-        if len(records) > 1 and len(np.unique(accumulator_rows)) < len(accumulator_rows):
-            for k in range(len(records)):
-                self.matmuls(records[k:k + 1])
-            return
-        flags = records["flags"][owner]
-        zeroes = (flags & MatMulFlag.ZEROES) != 0
-        local_rows = records["op0"].astype(np.int64)[owner] + (offset << records["op0_stride"].astype(np.int64)[owner])
-        inputs = self._local[:, np.where(zeroes, 0, local_rows)]
-        inputs[:, zeroes] = 0
-        # Row blocks keep each float product small enough that OpenBLAS stays on one thread:
-        # on a busy machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s).
-        block = max(1, _SINGLE_THREAD_PRODUCT // (self.inputs * self.arch.array_size ** 2))
-        shift = self.shifts[ConfigRegister.ARRAY_SHIFT]
-        weights, bias = self.batched_weights[:, 1:], self.batched_weights[:, :1]
-        result = np.concatenate([self.data_type.matmul(inputs[:, start:start + block], weights, bias, shift)
-                                 for start in range(0, inputs.shape[1], block)], axis=1)
-        accumulate = (flags & MatMulFlag.ACCUMULATE) != 0
-        result[:, accumulate] = self.data_type.add(self._accumulators[:, accumulator_rows[accumulate]],
-                                                   result[:, accumulate])
-        self._accumulators[:, accumulator_rows] = result
+        if flags & MatMulFlag.ZEROES:
+            inputs = np.zeros((self.inputs, size, self.arch.array_size), np.int64)
+        else:
+            inputs = self._local[:, local + local_stride * np.arange(size)]
+        weights, bias = self.batched_weights[:, None, 1:], self.batched_weights[:, None, :1]
+        result = self.data_type.matmul(inputs[:, None], weights, bias, self.shifts[ConfigRegister.ARRAY_SHIFT])[:, 0]
+        rows = accumulator + accumulator_stride * np.arange(size)
+        if flags & MatMulFlag.ACCUMULATE:
+            result = self.data_type.add(self._accumulators[:, rows], result)
+        self._accumulators[:, rows] = result
 
     def data_move(self, kind: DataMoveKind, local: int, local_stride: int, address: int, stride: int,
                   size: int) -> None:
@@ -380,29 +297,29 @@ class Machine:
         weights[:, :min(size, rows)] = pushed[:, :rows]
         weights[:, size:] = kept
 
-    def simd(self, flags: int, op: int, left: int, right: int, dest: int,
-             reads: slice | np.ndarray, writes: slice | np.ndarray) -> None:
-        """Execute the SIMD instructions of one run (one vector each) reading and writing these rows."""
+    def simd(self, blocks: int, block: list[tuple[int, ...]]) -> None:
+        """Execute a SIMD run (`tcu_simd_runs`): each position of its block (flags, op, left, right, dest, read
+        address and step, write address and step) over all blocks at once, with one copy of the registers
+        per block."""
         self.saturations.current = Opcode.SIMD.name
-        registers = self.batched_registers
-        if flags & _READ:
-            inputs = self._accumulators[:, reads]
-        else:
-            inputs = np.zeros((self.inputs, _count(reads), self.arch.array_size), np.int64)
-        # a register source repeats per instruction, so saturations count once per instruction too
-        lhs = inputs if left == 0 else np.broadcast_to(registers[:, left - 1:left], inputs.shape)
-        rhs = inputs if right == 0 else np.broadcast_to(registers[:, right - 1:right], inputs.shape)
-        data_type = self.data_type
-        if op == SimdOp.MULTIPLY:
-            data_type = _CountingDataType(data_type.name, data_type.width, self.shifts[ConfigRegister.SIMD_SHIFT],
-                                          self.saturations)
-        result = _ALU[op](data_type, lhs, rhs, inputs)
-        if dest:
-            registers[:, dest - 1] = result[:, -1]
-        if flags & _WRITE:
-            if flags & _ACCUMULATE:
-                result = self.data_type.add(self._accumulators[:, writes], result)
-            self._accumulators[:, writes] = result
+        shape = (self.inputs, blocks, self.arch.array_size)
+        registers = np.repeat(self.batched_registers[:, None], blocks, axis=1)  # (inputs, blocks, depth, N)
+        simd_type = _CountingDataType(self.data_type.name, self.data_type.width,
+                                      self.shifts[ConfigRegister.SIMD_SHIFT], self.saturations)
+        for flags, op, left, right, dest, read, read_step, write, write_step in block:
+            inputs = (self._accumulators[:, _rows(read, read_step, blocks)] if flags & _READ
+                      else np.zeros(shape, np.int64))
+            lhs = inputs if left == 0 else registers[:, :, left - 1]
+            rhs = inputs if right == 0 else registers[:, :, right - 1]
+            result = _ALU[op](simd_type if op == SimdOp.MULTIPLY else self.data_type, lhs, rhs, inputs)
+            if dest:
+                registers[:, :, dest - 1] = result
+            if flags & _WRITE:
+                writes = _rows(write, write_step, blocks)
+                if flags & _ACCUMULATE:
+                    result = self.data_type.add(self._accumulators[:, writes], result)
+                self._accumulators[:, writes] = result
+        self.batched_registers[:] = registers[:, -1]
 
 
 _READ, _WRITE, _ACCUMULATE = int(SimdFlag.READ), int(SimdFlag.WRITE), int(SimdFlag.ACCUMULATE)
@@ -415,10 +332,6 @@ def _rows(start: int, step: int, count: int) -> slice | np.ndarray:
     if step > 0:
         return slice(start, start + step * (count - 1) + 1, step)
     return start + step * np.arange(count)
-
-
-def _count(rows: slice | np.ndarray) -> int:
-    return len(range(rows.start, rows.stop, rows.step or 1)) if isinstance(rows, slice) else len(rows)
 
 
 def _truth(condition: np.ndarray, data_type: DataType) -> np.ndarray:

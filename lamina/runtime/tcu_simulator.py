@@ -10,10 +10,14 @@ their graph module with the reference interpreter, reading host values
 (model inputs and earlier host results, exact floats) or else Vars from
 DRAM0, and writing results back to DRAM0 when a Vars entry has their name.
 Cycles are the latency model's estimate of the executed instructions.
+A simulation that runs longer than `PROGRESS_SECONDS` reports instructions
+done / total on stderr every `PROGRESS_SECONDS`.
 """
 
 from __future__ import annotations
 
+import sys
+import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator, Mapping
@@ -32,6 +36,27 @@ from . import graph_interpreter
 from .dram_writes import DramWrites
 from .graph_interpreter import describe
 from .tcu_machine import DRAM0, DRAM1, Machine, memory_extents
+
+
+PROGRESS_SECONDS = 2.0
+
+
+class _Progress:
+    """Instructions done / total on stderr, every `PROGRESS_SECONDS` once that long has passed."""
+
+    def __init__(self, total: int, inputs: int):
+        self.total, self.inputs, self.done = total, inputs, 0
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, done_in_step: int) -> None:
+        now = time.monotonic()
+        if now - self.last >= PROGRESS_SECONDS:
+            self.last = now
+            print(f"simulating {self.inputs} input(s): {self.done + done_in_step:,} / {self.total:,} instructions "
+                  f"({now - self.start:.0f} s)", file=sys.stderr, flush=True)
+
+    def step_done(self, count: int) -> None:
+        self.done += count
 
 
 @dataclass(frozen=True)
@@ -139,18 +164,18 @@ class _Run:
         return self.read_tensor(entry, index)
 
 
-def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *,
-             batch: bool = True) -> SimulationResult:
+def simulate(model_path: str | Path, inputs: Mapping[str, np.ndarray], *, batch: bool = True,
+             progress: bool = True) -> SimulationResult:
     """Run a compiled model on `inputs` (float arrays by input name)."""
-    (result,) = list(simulate_samples(model_path, [inputs], batch=batch))
+    (result,) = list(simulate_samples(model_path, [inputs], batch=batch, progress=progress))
     return result
 
 
 def simulate_samples(model_path: str | Path, samples: Iterable[Mapping[str, np.ndarray]], *,
-                     batch: bool = True, together: int = 1) -> Iterator[SimulationResult]:
+                     batch: bool = True, together: int = 1, progress: bool = True) -> Iterator[SimulationResult]:
     """Run a compiled model on each of `samples`, reading and decoding its files once; `together` inputs
     at a time run as one machine with that many copies of its memories (the same instructions apply to
-    all: much faster per input, `together` times the memory)."""
+    all: much faster per input, `together` times the memory). `progress`: report long runs on stderr."""
     loaded = read_model(model_path)
     manifest = loaded.manifest
     program = decode(loaded.program_bytes, manifest.arch, source=str(loaded.path.parent / manifest.prog.file_name))
@@ -158,14 +183,14 @@ def simulate_samples(model_path: str | Path, samples: Iterable[Mapping[str, np.n
     for inputs in samples:
         group.append(inputs)
         if len(group) == together:
-            yield from _simulate(loaded, program, group, batch)
+            yield from _simulate(loaded, program, group, batch, progress)
             group = []
     if group:
-        yield from _simulate(loaded, program, group, batch)
+        yield from _simulate(loaded, program, group, batch, progress)
 
 
 def _simulate(loaded: LoadedModel, program: np.ndarray, group: list[Mapping[str, np.ndarray]],
-              batch: bool) -> list[SimulationResult]:
+              batch: bool, progress: bool) -> list[SimulationResult]:
     manifest = loaded.manifest
     for inputs in group:
         check_inputs(manifest.inputs, inputs, str(loaded.path))
@@ -178,12 +203,15 @@ def _simulate(loaded: LoadedModel, program: np.ndarray, group: list[Mapping[str,
             if entry.base is not None:
                 run.write_tensor(entry, inputs[entry.name], index)
     executed = []
+    steps = [step for step in manifest.plan if isinstance(step, AcceleratorStep)]
+    reporter = _Progress(sum(step.count for step in steps), len(group)) if progress else None
     for step in manifest.plan:
         if isinstance(step, AcceleratorStep):
-            run.machine.check_fits(program[step.first:step.first + step.count], step.first)
             run.writes.replay(program, step.first, step.count, str(loaded.path))
-            run.machine.run(program, step.first, step.count, batch=batch)
+            run.machine.run(program, step.first, step.count, batch=batch, progress=reporter, checked=True)
             executed.append(np.arange(step.first, step.first + step.count))
+            if reporter is not None:
+                reporter.step_done(step.count)
         elif isinstance(step, ConstsStep):
             run.load_consts(step.index)
         else:

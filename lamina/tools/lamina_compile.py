@@ -42,7 +42,8 @@ def _parser() -> argparse.ArgumentParser:
                              "batch norms; see lamina/frontend/random_weights.py)")
     parser.add_argument("--emit", type=_levels, default=DEFAULT_EMIT, metavar="LEVEL,...",
                         help=f"the levels written as LEVEL.mlir, from {', '.join(LEVELS)} (default "
-                             f"{','.join(DEFAULT_EMIT)}; the buffer level is built only when named)")
+                             f"{','.join(DEFAULT_EMIT)}: the others are large; the buffer level is built only "
+                             "when named); their constants of more than 1,024 elements go to OUTDIR/weights.npz")
     parser.add_argument("--formats", choices=FORMATS, default="calibrated",
                         help="calibrated: a binary point per tensor from the calibration samples (default); "
                              "tensil: every tensor in the architecture's data type, as Tensil does")

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 
 from lamina.dialects.context import make_context, print_module
 from lamina.dialects.diagnostics import LaminaError
+from lamina.dialects.external_weights import write_module
 from lamina.frontend.model_source import load_onnx_graph
 from lamina.frontend.onnx_importer import LIGHT_MODELS, parse_input_shape
 from lamina.tools.cli import parse_arguments, run_tool, write_text
@@ -18,7 +20,9 @@ def _parser() -> argparse.ArgumentParser:
         epilog=f"MODEL may be light:NAME, a model shipped in the onnx wheel: {', '.join(LIGHT_MODELS)}.",
     )
     parser.add_argument("model", metavar="MODEL", help="the .onnx file, or light:NAME")
-    parser.add_argument("-o", dest="output", default="-", metavar="OUT", help="output .mlir file (default: stdout)")
+    parser.add_argument("-o", dest="output", default="-", metavar="OUT",
+                        help="output .mlir file (default: stdout); constants of more than 1,024 elements go "
+                             "to OUT.weights.npz beside it")
     parser.add_argument("--input-shape", action="append", default=[], metavar="NAME=DIMxDIM...",
                         help="fix the shape of input NAME, e.g. data=1x3x224x224 (repeatable)")
     parser.add_argument("--random-weights", type=int, metavar="SEED",
@@ -43,7 +47,10 @@ def main(argv: list[str] | None = None) -> int:
 
     def body() -> None:
         module = load_onnx_graph(args.model, make_context(), _input_shapes(args.input_shape), args.random_weights)
-        write_text(args.output, print_module(module, debug_info=True, elide=args.elide))
+        if args.output == "-" or args.elide:
+            write_text(args.output, print_module(module, debug_info=True, elide=args.elide))
+        else:  # constants of more than 1,024 elements into OUT.weights.npz beside it
+            write_module(module, Path(args.output))
 
     return run_tool("lamina-import", body)
 

@@ -2,7 +2,8 @@
 
 Reads `.mlir` (a file or stdin), verifies it, runs a pass pipeline mixing
 Lamina's Python passes, named pipelines and upstream MLIR passes, verifies
-again and prints the result. The flags that matter for tests behave as in
+again and prints the result (into a file `-o OUT`: constants of more than
+1,024 elements into `OUT.weights.npz` beside it). The flags that matter for tests behave as in
 `mlir-opt`: `--split-input-file`, `--verify-diagnostics`,
 `--mlir-print-ir-after-all`, `--verify-each`. Diagnostics print as
 `file:line:col: severity: message`.
@@ -12,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import sys
+from pathlib import Path
 from typing import Iterable
 
 from mlir import ir
@@ -19,6 +21,7 @@ from mlir.passmanager import PassManager
 
 from lamina.dialects.context import InvalidIR, check_module, dialect_named, make_context, parse_module
 from lamina.dialects.diagnostics import collect_diagnostics
+from lamina.dialects.external_weights import WeightsFile, external_text, weights_file_name
 from lamina.passes.options import option_specs
 from lamina.passes.pass_manager import build_pass_manager, run_pass_manager
 from lamina.passes.registry import REGISTRY, Registry, RegistryEntry
@@ -138,11 +141,20 @@ def _process(source: str, source_name: str, context: ir.Context, pass_manager: P
                 run_pass_manager(pass_manager, module)
                 if args.verify_each:
                     check_module(module)
-            output = module.get_asm(enable_debug_info=args.mlir_print_debuginfo,
-                                    large_elements_limit=args.mlir_elide_elementsattrs_if_larger)
+            if _weights_beside_output(args):
+                output = external_text(module, WeightsFile(Path(args.output).parent / weights_file_name(args.output)),
+                                       debug_info=args.mlir_print_debuginfo)
+            else:
+                output = module.get_asm(enable_debug_info=args.mlir_print_debuginfo,
+                                        large_elements_limit=args.mlir_elide_elementsattrs_if_larger)
         except InvalidIR as error:
             problems = error.problems
     return output, reported_problems(problems) + reported_diagnostics(captured)
+
+
+def _weights_beside_output(args: argparse.Namespace) -> bool:
+    """One module written to a file keeps its large constants in `OUT.weights.npz` beside it."""
+    return args.output != "-" and not args.split_input_file and args.mlir_elide_elementsattrs_if_larger is None
 
 
 def _print_errors(lines: Iterable[str]) -> None:

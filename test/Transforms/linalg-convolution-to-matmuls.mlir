@@ -6,13 +6,25 @@
 // slices, copied), each flattened to [channels, positions]; each of the 9
 // taps is one matmul of its filter tap [4 filters x 16 channels] (taps
 // first: a transpose) by a contiguous slice of 32 positions of its phase,
-// accumulating onto the bias. The 3 x 3 outputs are cropped out of the
-// 32 positions (3 rows of the phase width 4, then padding).
+// accumulating onto the bias, in a loop nest over the taps of each phase
+// (2 x 2, 2 x 1, 1 x 2 and 1 x 1: one matmul each). The 3 x 3 outputs are
+// cropped out of the 32 positions (3 rows of the phase width 4, then padding).
 
 // CHECK-LABEL: func.func @strided
 // CHECK:         linalg.transpose ins(%{{.*}} : tensor<4x16x3x3xf32>) outs(%{{.*}} : tensor<3x3x4x16xf32>) permutation = [2, 3, 0, 1]
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [16, 10, 4] [1, 2, 2] : tensor<16x20x8xf32> to tensor<16x10x4xf32>
-// CHECK-COUNT-9: linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK:         scf.for
+// CHECK:           scf.for
+// CHECK:             tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<3x3x4x16xf32> to tensor<4x16xf32>
+// CHECK:             linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK:         scf.for
+// CHECK-NOT:       scf.for
+// CHECK:           linalg.matmul
+// CHECK:         scf.for
+// CHECK-NOT:       scf.for
+// CHECK:           linalg.matmul
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<4x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<4x32xf32>)
+// CHECK-NOT:     linalg.matmul
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0] [4, 12] [1, 1] : tensor<4x32xf32> to tensor<4x12xf32>
 // CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [4, 3, 3] [1, 1, 1] : tensor<4x3x4xf32> to tensor<4x3x3xf32>
 // CHECK-NOT:     linalg.conv
@@ -28,18 +40,22 @@ func.func @strided() {
 // -----
 
 // A dilated convolution: kernel tap (i, j) reads the flattened input at
-// offset 2 i wq + 2 j (wq = 2 + 4 columns); a batch of two: an scf.for over
-// the images holds one copy of the matmuls, each image's result copied into
-// the batch.
+// offset 2 i wq + 2 j (wq = 2 + 4 columns: 12 i + 2 j), in a loop nest over
+// i and j; a batch of two: an scf.for over the images holds one copy of the
+// matmuls, each image's result copied into the batch.
 
 // CHECK-LABEL: func.func @dilated_and_batched
-// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(0|2|4)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
-// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(12|14|16)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
-// CHECK-COUNT-3: tensor.extract_slice %{{.*}}[0, {{(24|26|28)}}] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
-// CHECK-COUNT-9: linalg.matmul
+// CHECK:         scf.for %[[I:.*]] = %{{.*}} to %c3
+// CHECK:           scf.for %[[J:.*]] = %{{.*}} to %c3
+// CHECK:             arith.muli %[[I]], %c12
+// CHECK:             %[[COLUMN:.*]] = arith.muli %[[J]], %c2{{(_[0-9]+)?}} :
+// CHECK:             %[[OFFSET:.*]] = arith.addi %{{.*}}, %[[COLUMN]]
+// CHECK:             tensor.extract_slice %{{.*}}[0, %[[OFFSET]]] [16, 32] [1, 1] : tensor<16x60xf32> to tensor<16x32xf32>
+// CHECK:             linalg.matmul
+// CHECK-NOT:     linalg.matmul
 // CHECK:         scf.for %[[IMAGE:.*]] = %{{.*}} to %{{.*}} step %{{.*}} iter_args(%[[BATCH:.*]] = %{{.*}}) -> (tensor<2x4x4x4xf32>)
 // CHECK:         tensor.extract_slice %arg1[%[[IMAGE]], 0, 0, 0] [1, 16, 6, 6] [1, 1, 1, 1] : tensor<2x16x6x6xf32> to tensor<1x16x6x6xf32>
-// CHECK-COUNT-9: linalg.matmul
+// CHECK:           linalg.matmul
 // CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<1x4x4x4xf32>)
 // CHECK:         tensor.insert_slice %{{.*}} into %[[BATCH]][%[[IMAGE]], 0, 0, 0] [1, 4, 4, 4]
 // CHECK-NEXT:    scf.yield
@@ -202,5 +218,100 @@ func.func @not_f32() {
   %z = "graph.convolution"(%x, %w2, %b2) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x3x6x6xf64>, tensor<4x3x3x3xf64>, tensor<4xf64>) -> tensor<1x4x4x4xf64>
   "graph.save"(%y) {name = "y"} : (tensor<1x3x6x6xf64>) -> ()
   "graph.save"(%z) {name = "z"} : (tensor<1x4x4x4xf64>) -> ()
+  return
+}
+
+// -----
+
+// Epilogues: a ReLU that is the convolution's only user is applied to the
+// block right after its matmuls, in place (a generic whose init is the
+// block, tagged lamina.epilogue), and its own generic is gone. A 1x1
+// convolution whose positions are its output's (dense) also takes a
+// residual add (the other operand flattened and sliced like the block) and
+// the ReLU after it.
+
+// CHECK-LABEL: func.func @fused
+// CHECK:         linalg.matmul
+// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<8x448xf32>) attrs =  {lamina.epilogue}
+// CHECK:           arith.maximumf
+// CHECK:         tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x8x20x20xf32> into tensor<8x400xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>) attrs =  {lamina.epilogue}
+// CHECK:           arith.addf
+// CHECK:           arith.maximumf
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>) attrs =  {lamina.epilogue}
+// CHECK-NOT:     linalg.generic
+// CHECK:         return
+func.func @fused() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x20x20xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x3x3xf32>
+  %r = "graph.placeholder"() {name = "r"} : () -> tensor<1x8x20x20xf32>
+  %x1 = "graph.placeholder"() {name = "x1"} : () -> tensor<1x8x20x20xf32>
+  %w1 = "graph.placeholder"() {name = "w1"} : () -> tensor<8x8x1x1xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %y1 = "graph.relu"(%y) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %z = "graph.convolution"(%x1, %w1, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x8x20x20xf32>, tensor<8x8x1x1xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %s = "graph.add"(%z, %r) : (tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %s1 = "graph.relu"(%s) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  "graph.save"(%y1) {name = "y"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%s1) {name = "s"} : (tensor<1x8x20x20xf32>) -> ()
+  return
+}
+
+// -----
+
+// Not fused: a convolution result with a second user (the ReLU stays a
+// generic of its own on the cropped output), and an add on a padded 3x3
+// convolution, whose positions (rows of 22) are not the other operand's.
+
+// CHECK-LABEL: func.func @not_fused
+// CHECK-NOT:     lamina.epilogue
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<1x8x20x20xf32>) outs(%{{.*}} : tensor<1x8x20x20xf32>)
+// CHECK:           arith.maximumf
+// CHECK-NOT:     lamina.epilogue
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}}, %{{.*}} : tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) outs(%{{.*}} : tensor<1x8x20x20xf32>)
+// CHECK:           arith.addf
+// CHECK-NOT:     lamina.epilogue
+func.func @not_fused() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x20x20xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x3x3xf32>
+  %r = "graph.placeholder"() {name = "r"} : () -> tensor<1x8x20x20xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %y1 = "graph.relu"(%y) : (tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  %z = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x20x20xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x20x20xf32>
+  %s = "graph.add"(%z, %r) : (tensor<1x8x20x20xf32>, tensor<1x8x20x20xf32>) -> tensor<1x8x20x20xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%y1) {name = "y1"} : (tensor<1x8x20x20xf32>) -> ()
+  "graph.save"(%s) {name = "s"} : (tensor<1x8x20x20xf32>) -> ()
+  return
+}
+
+// -----
+
+// Position blocks: a 64-filter 3x3 convolution on 56 x 56 writes 64 x
+// 3264 positions (102 register tiles of 32; rows of 58), more than a block
+// of 256 KiB (32 tiles): its taps run block by block, 4 blocks of 26 tiles
+// (832 positions) as the iterations of an scf.forall (3328 positions in
+// all), the bias broadcast into each block first.
+
+// CHECK-LABEL: func.func @blocks
+// CHECK:         scf.forall (%[[B:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<64x3328xf32>)
+// CHECK:           %[[START:.*]] = arith.muli %[[B]], %{{.*}} : index
+// CHECK:           tensor.extract_slice %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<64x832xf32>)
+// CHECK:           scf.for
+// CHECK:             scf.for
+// CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x832xf32>) outs(%{{.*}} : tensor<64x832xf32>)
+// CHECK:           scf.forall.in_parallel
+// CHECK-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
+func.func @blocks() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x56x56xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<64x16x3x3xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<64xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x56x56xf32>, tensor<64x16x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x64x56x56xf32>) -> ()
   return
 }

@@ -24,6 +24,7 @@ from onnx import TensorProto, helper, numpy_helper
 from lamina.target.tcu.architecture import Architecture, load_architecture
 
 TENSIL_TRUE_MACS = 61_476_000  # Tensil's summary: 61.476 MMAC (tensil-facts §5.3), printed to 3 decimals
+TENSIL_CYCLES = 291_904  # Tensil's summary on zcu104_uram, aggregate latency (tensil-facts §5.3)
 STAGE_FILTERS = ((16, 64, 1), (64, 128, 2), (128, 256, 2))  # (bottleneck width, block output, first stride)
 BLOCKS_PER_STAGE = (20 - 2) // 9
 

@@ -1,5 +1,5 @@
 """Converters built from existing graph ops (Split, InstanceNormalization, logic, CumSum, linear Resize, Einsum,
-OneHot, ...).
+OneHot, Elu, Selu, PRelu, Softplus, ...).
 
 Each case runs on the graph interpreter and the CPU path against onnxruntime:
 since these operators need no new graph op, both levels (and the
@@ -37,6 +37,11 @@ CASES = {
                             opset=11, outputs=("a", "b")),
     "instance_norm": case([node("InstanceNormalization", ["x", "s", "b"], ["y"], epsilon=1e-3)],
                           {"x": randn(2, 3, 4, 5)}, {"s": randn(3), "b": randn(3)}),
+    "elu_opset13_no_function_body": case([node("Elu", ["x"], ["y"], alpha=0.7)], {"x": randn(3, 4)}, opset=13),
+    "selu_opset13": case([node("Selu", ["x"], ["y"], gamma=2.0)], {"x": randn(3, 4)}, opset=13),
+    "prelu_channel_slope": case([node("PRelu", ["x", "s"], ["y"])], {"x": randn(2, 3, 4)}, {"s": randn(3, 1)},
+                                opset=13),
+    "softplus_large_magnitudes": case([node("Softplus", ["x"], ["y"])], {"x": randn(3, 4) * 50}, opset=13),
     "and": case([node("And", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
     "or": case([node("Or", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
     "xor": case([node("Xor", ["a", "b"], ["y"])], {"a": BOOLS_A, "b": BOOLS_B}),
@@ -115,4 +120,11 @@ def test_an_einsum_that_broadcasts_a_label_is_refused_naming_the_node():
     model = make_model([node("Einsum", ["a", "b"], ["y"], equation="ij,ij->i", name="e")],
                        {"a": randn(2, 3), "b": randn(1, 3)}, ["y"])
     with pytest.raises(LaminaError, match=r"'e'.*label 'i' has sizes 2 and 1 \(broadcasting is not supported\)"):
+        imported(model)
+
+
+def test_a_prelu_slope_that_does_not_broadcast_is_refused_naming_the_node():
+    model = make_model([node("PRelu", ["x", "s"], ["y"], name="p")], {"x": randn(2, 3, 4)}, ["y"], {"s": randn(3)},
+                       opset=13)
+    with pytest.raises(LaminaError, match=r"node 'p' \(PRelu\): shapes \(3,\) and \(2, 3, 4\) do not broadcast"):
         imported(model)

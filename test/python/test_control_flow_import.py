@@ -66,10 +66,12 @@ def scan_model() -> onnx.ModelProto:
                  [value("final"), value("outs", FLOAT, (5, 3))])
 
 
-def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = False) -> onnx.ModelProto:
+def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = False,
+                 start_from_input: bool = False) -> onnx.ModelProto:
     """A Loop of 4 iterations whose body slices columns [i + start_offset, i + start_offset + width) of a
     [3, 6] input (outer scope) and sums them into its carried value; each slice is also a scan output.
-    With `carried_start`, the start is the carried counter instead: data the importer cannot enumerate."""
+    With `carried_start`, the start is a carried counter instead (starting at 0, incremented each iteration);
+    with `start_from_input` too, the counter starts at a model input: data the importer cannot enumerate."""
     start = "counter" if carried_start else "i"
     body = helper.make_graph(
         [helper.make_node("Add", [start, "offset"], ["begin"]),
@@ -88,20 +90,45 @@ def window_model(start_offset: int = 0, width: int = 2, carried_start: bool = Fa
     constants = {"trips": np.array(4, np.int64), "offset": np.array(start_offset, np.int64),
                  "width": np.array(width, np.int64), "axis": np.array([0], np.int64), "one": np.array([1], np.int64),
                  "step": np.array(1, np.int64), "zeros": np.zeros((3, width), np.float32),
-                 "start": np.array(0, np.int64)}
+                 **({} if start_from_input else {"start": np.array(0, np.int64)})}
     return model([helper.make_node("Loop", ["trips", "", "zeros", "start"], ["sum", "count", "rows"], name="windows",
                                    body=body)],
-                 [value("x", FLOAT, (3, 6))],
+                 [value("x", FLOAT, (3, 6))] + ([value("start", INT64, ())] if start_from_input else []),
                  [value("sum", FLOAT, (3, width)), value("rows", FLOAT, (4, 3, width))],
                  [numpy_helper.from_array(array, name) for name, array in constants.items()])
 
+
+def scan8_model(direction: int = 0, lengths=(4, 2, 1), lengths_input: bool = False) -> onnx.ModelProto:
+    """Opset-8 Scan (batch axis first) over sequences of 4 steps with `sequence_lens`: each batch element
+    scans its first steps (backward: from its last one), and its outputs are padded with zeros."""
+    body = helper.make_graph([helper.make_node("Add", ["s", "x"], ["s1"]), helper.make_node("Tanh", ["s1"], ["o"])],
+                             "body", [value("s", FLOAT, (2,)), value("x", FLOAT, (2,))],
+                             [value("s1", FLOAT, (2,)), value("o", FLOAT, (2,))])
+    node = helper.make_node("Scan", ["lens", "init", "xs"], ["final", "outs"], name="scan8", body=body,
+                            num_scan_inputs=1, directions=[direction])
+    lens = numpy_helper.from_array(np.array(lengths, np.int64), "lens")
+    inputs = [value("init", FLOAT, (3, 2)), value("xs", FLOAT, (3, 4, 2))]
+    graph = helper.make_graph([node], "scan8", inputs + ([value("lens", INT64, (3,))] if lengths_input else []),
+                              [value("final", FLOAT, (3, 2)), value("outs", FLOAT, (3, 4, 2))],
+                              [] if lengths_input else [lens])
+    result = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 8)])
+    result.ir_version = 8
+    return result
+
+
+SCAN8_FEEDS = {"init": np.array([[0.5, -0.5], [1.0, 0.0], [-1.0, 2.0]], np.float32),
+               "xs": np.linspace(-1, 1, 24, dtype=np.float32).reshape(3, 4, 2)}
 
 CASES = {"nested loop and if": (nested_model, {"x": np.array([1.0, -2.0, 0.5], np.float32)}),
          "slice at the iteration number": (window_model, {"x": np.arange(18, dtype=np.float32).reshape(3, 6)}),
          "slice from the end": (lambda: window_model(start_offset=-6),
                                          {"x": np.arange(18, dtype=np.float32).reshape(3, 6) - 9}),
+         "slice at a carried counter": (lambda: window_model(start_offset=1, carried_start=True),
+                                        {"x": np.arange(18, dtype=np.float32).reshape(3, 6) / 5}),
          "backward scan": (scan_model, {"init": np.ones(3, np.float32), "w": np.array([1.0, 0.5, -1.0], np.float32),
-                                        "xs": np.arange(15, dtype=np.float32).reshape(5, 3) / 7})}
+                                        "xs": np.arange(15, dtype=np.float32).reshape(5, 3) / 7}),
+         "opset-8 scan with sequence_lens": (scan8_model, SCAN8_FEEDS),
+         "opset-8 backward scan with sequence_lens": (lambda: scan8_model(direction=1), SCAN8_FEEDS)}
 
 
 def expected(name):
@@ -179,7 +206,18 @@ def test_slice_whose_size_changes_between_iterations():
                               "iterations ([3, 0], [3, 1], [3, 2])")
 
 
-def test_slice_bounds_from_a_carried_value():
-    assert problem(window_model(carried_start=True)) == (
+def test_slice_bounds_from_a_carried_value_starting_at_data():
+    assert problem(window_model(carried_start=True, start_from_input=True)) == (
         "node 'windows' (Loop): body: node 'window' (Slice): inputs 'starts' and 'ends' must be compile-time "
-        "constants, or computed from the iteration number of a Loop with a compile-time trip count")
+        "constants, or computed from the iteration number (and carried values with compile-time initial values) of "
+        "a Loop with a compile-time trip count")
+
+
+def test_scan8_sequence_lens_from_data():
+    assert problem(scan8_model(lengths_input=True)) == (
+        "node 'scan8' (Scan): Scan's sequence_lens (opset 8) must be a compile-time constant")
+
+
+def test_scan8_sequence_lens_out_of_range():
+    assert problem(scan8_model(lengths=(4, 0, 5))) == (
+        "node 'scan8' (Scan): Scan's sequence_lens must hold 3 lengths in [1, 4], got [4, 0, 5]")

@@ -61,3 +61,21 @@ def test_a_bad_thread_count_is_one_line_naming_the_variable(monkeypatch, text):
     with pytest.raises(LaminaError, match=r"^LAMINA_NUM_THREADS=.*expected a whole number of threads") as error:
         cpu_executor.default_threads()
     assert "\n" not in str(error.value)
+
+
+def test_blocked_convolutions_with_epilogues_match_the_interpreter():
+    """Convolutions large enough for position blocks (an scf.forall, shared out by the threads) with fused
+    epilogues: a 3x3 one + ReLU, and a 1x1 one + residual add + ReLU (whose positions are the output's)."""
+    x, r = randn(1, 16, 40, 40), randn(1, 64, 40, 40)
+    w3, w1, b = randn(64, 16, 3, 3), randn(64, 16, 1, 1), randn(64)
+    nodes = [helper.make_node("Conv", ["x", "w3", "b"], ["c3"], name="conv3", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c3"], ["y"], name="relu3"),
+             helper.make_node("Conv", ["x", "w1", "b"], ["c1"], name="conv1"),
+             helper.make_node("Add", ["c1", "r"], ["s"], name="add"),
+             helper.make_node("Relu", ["s"], ["z"], name="relu1")]
+    feeds = {"x": x, "r": r}
+    module, _context = imported(make_model(nodes, feeds, ["y", "z"], {"w3": w3, "w1": w1, "b": b}))
+    reference = graph_interpreter.run(module, feeds)
+    for threads in (1, 3):
+        compiled = cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(threads))
+        assert_close(compiled.run(feeds), reference)

@@ -40,7 +40,7 @@ def test_output_file_parses_back(tmp_path):
     result = lamina_import("light:zfnet512", "-o", out)
     assert result.returncode == 0 and result.stdout == ""
     text = out.read_text()
-    assert print_module(parse_module(text, make_context()), debug_info=True) == text
+    assert print_module(parse_module(text, make_context(), str(out)), debug_info=True) == text
 
 
 def test_elide_shortens_constants():

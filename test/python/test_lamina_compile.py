@@ -19,13 +19,15 @@ from lamina.target.tcu.encoding import decode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.passes.conversion.hir_to_lir.emitter import SCHEDULER_CONSTS_RESERVE
-from lamina.frontend.random_weights import run_onnx
+from lamina.driver.onnx_reference import OnnxReference
+from lamina.frontend.random_weights import random_inputs, run_onnx
 from lamina.runtime.compare import cosine_similarity
 from lamina.runtime.tcu_simulator import simulate
 
 from accelerator_models import small_cnn
 
-MODEL_FILES = ("graph.mlir", "graph-optimized.mlir", "hir.mlir", "lir.mlir",
+EVERY_LEVEL_BUT_BUFFERS = ("graph", "graph-optimized", "hir", "lir")
+MODEL_FILES = ("graph.mlir", "weights.npz", "graph-optimized.mlir", "hir.mlir", "lir.mlir",
                "model.tprog", "model.tdata", "model.tmodel", "host-0.mlir", "summary.txt", "summary.json")
 
 
@@ -51,7 +53,7 @@ def small_cnn_file(tmp_path_factory) -> Path:
 @pytest.fixture(scope="module", params=architecture_names())
 def compiled(request, small_cnn_file, tmp_path_factory):
     outdir = tmp_path_factory.mktemp(request.param)
-    return compile_model(small_cnn_file, request.param, outdir)
+    return compile_model(small_cnn_file, request.param, outdir, emit=EVERY_LEVEL_BUT_BUFFERS)
 
 
 def test_every_file_is_written_and_every_mlir_parses(compiled):
@@ -60,7 +62,23 @@ def test_every_file_is_written_and_every_mlir_parses(compiled):
     for name, path in compiled.files.items():
         assert path.exists() and path.stat().st_size > 0, name
         if name.endswith(".mlir"):
-            parse_module(path.read_text(), context, name)
+            parse_module(path.read_text(), context, str(path))
+    assert "dense_resource<" in (compiled.outdir / "graph.mlir").read_text()  # fc_w: 1,280 elements
+
+
+def test_by_default_only_the_hir_level_is_written_and_the_summary_is_the_same(compiled, small_cnn_file, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    default = compile_model(small_cnn_file, "arty-a7", tmp_path)
+    assert sorted(path.name for path in tmp_path.glob("*.mlir")) == ["hir.mlir", "host-0.mlir"]
+
+    def without_timings(result):
+        figures = json.loads((result.outdir / "summary.json").read_text())
+        del figures["compile_seconds"], figures["stage_seconds"]
+        return figures
+
+    assert without_timings(default) == without_timings(compiled)
+    assert (tmp_path / "model.tdata").read_bytes() == (compiled.outdir / "model.tdata").read_bytes()
 
 
 def test_summary_numbers_agree_with_the_files(compiled):
@@ -207,3 +225,26 @@ def test_random_weights_do_not_apply_to_graph_modules(compiled, tmp_path):
     done = lamina_compile(str(compiled.outdir / "graph.mlir"), "--arch", "arty-a7", "-o", "out",
                           "--random-weights", "0", cwd=tmp_path)
     assert done.returncode == 1 and "apply to ONNX models" in error_line(done.stderr)
+
+
+def test_the_checks_onnxruntime_outputs_come_from_the_thread_for_each_sample(small_cnn_file):
+    proto = onnx.load(str(small_cnn_file))
+    samples = [random_inputs(proto, seed) for seed in (0, 1)]
+    float_model = OnnxReference(proto, samples).float_model()
+    for sample in samples:
+        expected = run_onnx(proto, sample)
+        for given in (sample, {name: array.copy() for name, array in sample.items()}):
+            assert all(np.array_equal(float_model(given)[name], expected[name]) for name in expected)
+    with pytest.raises(ValueError, match="did not calibrate on"):
+        float_model(random_inputs(proto, 2))
+
+
+def test_a_graph_module_compiled_into_its_own_directory_keeps_its_weights(compiled, tmp_path):
+    if compiled.summary.arch.name != "arty-a7":
+        pytest.skip("one architecture is enough")
+    for name in ("graph.mlir", "weights.npz"):
+        (tmp_path / name).write_bytes((compiled.outdir / name).read_bytes())
+    again = compile_model(tmp_path / "graph.mlir", "arty-a7", tmp_path)  # writes hir.mlir's weights beside
+    assert again.summary.accuracy.outputs[0].cosine_min > 0.99
+    parse_module((tmp_path / "graph.mlir").read_text(), make_context(), str(tmp_path / "graph.mlir"))
+    parse_module((tmp_path / "hir.mlir").read_text(), make_context(), str(tmp_path / "hir.mlir"))

@@ -2,13 +2,15 @@
 
 The light models' weights are ConstantOfShape fills (splats); with random
 weights they become dense constants (ResNet-50: ~100 MB, VGG-19: ~550 MB),
-printed as hex and parsed back bit-exactly.
+printed as hex and parsed back bit-exactly; or written beside the text in binary
+(`external_weights.py`) and read back bit-exactly.
 """
 
 import numpy as np
 import pytest
 
 from lamina.dialects.context import InvalidIR, make_context, parse_module, print_module
+from lamina.dialects.external_weights import write_module
 from lamina.dialects.model import body_ops
 from lamina.frontend.onnx_importer import import_model
 from light_models import load_light_model, randomize_weights
@@ -28,8 +30,13 @@ def _round_trip(name: str):
     return module, context
 
 
-def test_resnet50_random_weights_round_trip_and_elide():
+def test_resnet50_random_weights_round_trip_and_elide(tmp_path):
     module, context = _round_trip("resnet50")
+    write_module(module, tmp_path / "resnet50.mlir")  # the weights beside the text, in binary
+    assert (tmp_path / "resnet50.mlir").stat().st_size < 1_000_000
+    assert 100e6 < (tmp_path / "resnet50.weights.npz").stat().st_size < 105e6
+    parsed = parse_module((tmp_path / "resnet50.mlir").read_text(), context, str(tmp_path / "resnet50.mlir"))
+    assert print_module(parsed) == print_module(module)
     elided = print_module(module, elide=True)
     assert len(elided) < 200_000  # readable: the 100 MB of weights are gone
     with pytest.raises(InvalidIR, match=r"resnet50-elided.mlir:\d+:\d+: error: this constant was elided"):

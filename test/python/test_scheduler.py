@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 from lamina.target.tcu.architecture import Architecture, load_architecture
 from lamina.target.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
 from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
+from lamina.target.tcu.latency import instruction_cycles
 from lamina.target.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
 from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
@@ -298,16 +299,34 @@ def test_small_accumulators_split_a_layer_into_stages_that_still_agree():
     assert layer.accumulator_vectors <= TINY.accumulator_depth
 
 
-def test_one_matmul_per_tile_covers_the_whole_band():
-    """3x3 stride-1 conv, 4 -> 4 channels, 6x6: one band, 9 tiles -> 9 MatMuls over (6-1)*8+6 = 46 outputs."""
+def test_one_matmul_per_output_row_skips_garbage_columns_and_padding():
+    """3x3 stride-1 conv, pad 1, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per
+    output row (plane rows 8 apart), never over the 2 garbage columns of the planes. The first tile
+    overwrites, so it covers all 6 x 6 outputs; the others accumulate and leave out the output rows and
+    columns where their kernel pixel reads zero padding (kernel row 0 reads padding for output row 0,
+    column 2 for output column 5, ...). Only the first MatMul after each LoadWeight pays the fill."""
     case = dict(arch=ARTY, n=1, ci=4, co=4, groups=1, kernel=(3, 3), strides=(1, 1), dilations=(1, 1),
                 pads=(1, 1, 1, 1), h=6, w=6, epilogue=[], seed=0)
     module, *_ = build_conv(case)
     program = schedule(module).program
+    expected = []  # (accumulate, accumulator address, local offset from the tile's first, size) per MatMul
+    for i, j in itertools.product(range(3), range(3)):
+        if (i, j) == (0, 0):
+            expected += [(0, r * 8, r * 8, 6) for r in range(6)]
+            continue
+        rows = [r for r in range(6) if 0 <= r + i - 1 < 6]
+        columns = [c for c in range(6) if 0 <= c + j - 1 < 6]
+        expected += [(1, r * 8 + columns[0], r * 8 + columns[0], len(columns)) for r in rows]
     matmuls = program[program["opcode"] == Opcode.MATMUL]
-    assert len(matmuls) == 9
-    assert set((matmuls["op2"] + 1).tolist()) == {46}
-    assert matmuls["flags"].tolist() == [0] + [1] * 8  # the first overwrites, the others accumulate
+    after_load = np.flatnonzero(np.r_[0, program["opcode"][:-1]][program["opcode"] == Opcode.MATMUL]
+                                == Opcode.LOAD_WEIGHT)
+    tile_local = np.repeat(matmuls["op0"][after_load] - matmuls["op1"][after_load],
+                           np.diff(np.append(after_load, len(matmuls))))
+    got = list(zip(matmuls["flags"].tolist(), matmuls["op1"].tolist(),
+                   (matmuls["op0"] - tile_local).tolist(), (matmuls["op2"] + 1).tolist()))
+    assert got == expected
+    cycles = instruction_cycles(program, ARTY)[program["opcode"] == Opcode.MATMUL]
+    assert len(after_load) == 9 and cycles.sum() == sum(size for *_, size in expected) + 9 * ARTY.array_size
 
 
 def _weight_loads(program: np.ndarray) -> list[tuple]:
@@ -485,8 +504,15 @@ def test_a_layer_whose_single_row_does_not_fit_names_layer_memory_and_excess():
         schedule(module)
 
 
+def _dram0_vectors(program: np.ndarray, kind: DataMoveKind) -> set[int]:
+    """The DRAM0 vectors the program's DataMoves of `kind` touch."""
+    moves = program[(program["opcode"] == Opcode.DATA_MOVE) & (program["flags"] == kind)]
+    return {int(m["op1"]) + (k << int(m["op1_stride"])) for m in moves for k in range(int(m["op2"]) + 1)}
+
+
 def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
-    """conv-relu, conv + residual-relu, a strided 1x1 projection: three layers chained through DRAM0."""
+    """conv-relu, conv + residual-relu, a strided 1x1 projection: three layers whose intermediate values a
+    and b stay in local memory (residency.py): DRAM0 sees x read and c written, nothing else."""
     rng = np.random.default_rng(5)
     lanes = ARTY.array_size
     x = rng.integers(-512, 512, (1, 12, 10, 10))
@@ -516,9 +542,54 @@ def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
         assert 0 < layer.accumulator_vectors <= ARTY.accumulator_depth
         assert layer.true_macs > 0 and 0 < layer.mac_efficiency < 1
     assert result.layers[2].true_macs == 20 * 12 * 5 * 5
+    places = {}
+    for op in module.regions[0].blocks[0].operations[0].regions[0].blocks[0].operations:
+        if op.operation.name == "hir.vars":
+            places[op.attributes["name"].value] = op.attributes["base"].value
+    vectors = {name: set(range(places[name], places[name] + vector_count(shape, lanes)))
+               for name, shape in (("x", x.shape), ("c", shapes[2]))}
+    assert _dram0_vectors(result.program, DataMoveKind.DRAM0_TO_LOCAL) == vectors["x"]
+    assert _dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0) == vectors["c"]
     # 3x3, pad 1 on 10 x 10: per dimension the three kernel rows see 9, 10 and 9 real input rows, so
     # taps on zero padding are not counted (Tensil's definition): 28 x 28, not 9 x 10 x 10.
     assert result.layers[0].true_macs == 12 * 12 * 28 * 28
+
+
+def _two_readers(arch: Architecture, second_kernel: tuple[int, int], batch: int):
+    """x -> a (1x1 conv), then a read by a 3x3 pad-1 conv (-> b) and by a conv of `second_kernel` (-> c)."""
+    rng = np.random.default_rng(11)
+    shape = (batch, 4, 6, 6)
+    x = rng.integers(-512, 512, shape)
+    hir = HirBuilder(arch)
+    xv, av, bv, cv = (hir.vars(name, shape) for name in "xabc")
+    for index, (source, target, kernel) in enumerate([(xv, av, (1, 1)), (av, bv, (3, 3)), (av, cv, second_kernel)]):
+        image, slots = weight_tiles(rng.integers(-48, 48, (4, 4, *kernel)), rng.integers(-256, 256, 4),
+                                    arch.array_size)
+        pad = kernel[0] // 2
+        t = hir.temp(index, shape)
+        hir.op("matmul", [t, source, hir.consts(image)], index, kernel=_ints(kernel), strides=_ints((1, 1)),
+               pads=_ints((pad, pad, pad, pad)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
+        hir.op("save", [target, t], index)
+    module = hir.module(["x"], ["b", "c"])
+    got, result = run_scheduled(module, {"x": x}, {"b": shape, "c": shape})
+    expected = run_hir(module, {"x": FP16BP8.to_float(x)})
+    for name in "bc":
+        np.testing.assert_array_equal(FP16BP8.to_float(got[name]), expected[name])
+    return len(_dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0))
+
+
+@pytest.mark.parametrize("arch, second_kernel, batch, a_in_dram0", [
+    (TINY, (3, 3), 1, False),  # both readers address the same padded planes: a stays in local memory
+    (TINY, (3, 3), 2, False),  # two images: a plane group per image
+    (TINY, (1, 1), 1, True),   # the readers want different planes: a goes through DRAM0
+    (Architecture(name="cramped", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
+                  local_depth=112, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
+                  stride1_depth=8), (3, 3), 1, True),  # a's 64-vector planes do not fit above the working area
+])
+def test_a_value_stays_in_local_memory_only_when_every_reader_can_use_one_layout_that_fits(
+        arch, second_kernel, batch, a_in_dram0):
+    per_value = 36 * batch  # vectors of one 4-channel 6 x 6 value
+    assert _two_readers(arch, second_kernel, batch) == 2 * per_value + (per_value if a_in_dram0 else 0)
 
 
 def test_host_segments_split_the_plan():
@@ -570,14 +641,51 @@ def test_concat_views_are_written_and_read_at_their_channel_offsets():
     np.testing.assert_array_equal(got["y"], reference)
 
 
+def _cut(local, other, max_size, limits):
+    """runs() as tuples (first start, first stride, second start, second stride, size), strides in vectors."""
+    cut = runs(np.asarray(local), np.asarray(other), max_size=max_size, stride_limits=limits)
+    return [(f, 1 << a, s, 1 << b, size) for f, a, s, b, size in zip(*(column.tolist() for column in cut))]
+
+
 def test_transfers_roll_into_runs_of_constant_power_of_two_strides():
     local = np.array([0, 1, 2, 3, 10, 11, 12, 20, 22, 24, 25])
     other = np.array([5, 6, 7, 8, 9, 10, 11, 40, 44, 48, 49])
-    assert list(runs(local, other, max_size=3, stride_limits=(8, 8))) == [
+    assert _cut(local, other, 3, (8, 8)) == [
         (0, 1, 5, 1, 3), (3, 1, 8, 1, 1), (10, 1, 9, 1, 3), (20, 2, 40, 4, 3), (25, 1, 49, 1, 1)]
     # a step of 4 on the second side is beyond two stride fields (strides 1 and 2 only)
-    assert list(runs(np.arange(3), np.arange(3) * 4, max_size=8, stride_limits=(2, 2))) == [
-        (0, 1, 0, 1, 1), (1, 1, 4, 1, 1), (2, 1, 8, 1, 1)]
+    assert _cut(np.arange(3), np.arange(3) * 4, 8, (2, 2)) == [(0, 1, 0, 1, 1), (1, 1, 4, 1, 1), (2, 1, 8, 1, 1)]
+
+
+def _greedy_walk(local: list[int], other: list[int], max_size: int, limits: tuple[int, int]) -> list[tuple]:
+    """The definition `runs` computes without a walk: from each start, extend while both steps stay the same
+    power of two in range, up to max_size vectors; a vector that cannot start a run is a run of one."""
+    def stride(step: int, limit: int) -> int | None:
+        return step if step >= 1 and step & (step - 1) == 0 and step.bit_length() <= limit else None
+
+    cut, start = [], 0
+    while start < len(local):
+        end = start  # last vector of the run
+        steps = None
+        while end + 1 < len(local) and end + 1 - start < max_size:
+            here = (stride(local[end + 1] - local[end], limits[0]), stride(other[end + 1] - other[end], limits[1]))
+            if None in here or (steps is not None and here != steps):
+                break
+            steps, end = here, end + 1
+        first_stride, second_stride = steps or (1, 1)
+        cut.append((local[start], first_stride, other[start], second_stride, end + 1 - start))
+        start = end + 1
+    return cut
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from([1, 1, 1, 2, 3, 4, 0, -2, 8]), st.sampled_from([1, 1, 2, 4, 5, -1, 16])),
+                max_size=40),
+       st.integers(2, 9), st.integers(1, 4), st.integers(1, 4))
+def test_runs_equal_the_greedy_walk(steps, max_size, limit0, limit1):
+    local = np.concatenate([[3], 3 + np.cumsum([a for a, _ in steps], dtype=np.int64)])
+    other = np.concatenate([[7], 7 + np.cumsum([b for _, b in steps], dtype=np.int64)])
+    assert _cut(local, other, max_size, (limit0, limit1)) == _greedy_walk(
+        local.tolist(), other.tolist(), max_size, (limit0, limit1))
 
 
 def test_a_pool_after_a_matmul_in_one_layer_is_refused():

@@ -9,8 +9,8 @@ from lamina.target.tcu.architecture import Architecture
 from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
 from lamina.target.tcu.program import DataMoveKind, ProgramBuilder, SimdOp
 from lamina.dialects.diagnostics import LaminaError
-from lamina.runtime.tcu_machine import (ACCUMULATORS, DRAM0, DRAM1, LOCAL, Machine, SimdFields,
-                                        memory_extents, simd_run_lengths)
+from lamina.runtime.tcu_machine import ACCUMULATORS, DRAM0, DRAM1, LOCAL, Machine, memory_extents
+from lamina.runtime.tcu_simd_runs import SimdFields, SimdRuns
 
 N = 4
 ARCH = Architecture(name="tiny", data_type=FP16BP8, array_size=N, dram0_depth=64, dram1_depth=64,
@@ -255,8 +255,9 @@ def test_runs_are_found_and_chains_are_not_batched():
     for i in range(4):
         b.simd(SimdOp.ADD, left=0, right=1, read=10 + i, write=11 + i)  # a chain: each reads the last write
     program = b.build()
-    lengths = simd_run_lengths(program, SimdFields.of(program, 1))
-    assert lengths[0] == 6 and lengths[6] == 4
+    runs = SimdRuns(program, SimdFields.of(program, 1))
+    assert (runs.at(0).period, runs.at(0).blocks) == (1, 6)
+    assert all(runs.at(6 + k).blocks == 1 for k in range(4))
     machine = _machine()
     machine.accumulators[10] = ONE
     machine.registers[0] = ONE

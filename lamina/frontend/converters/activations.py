@@ -31,6 +31,42 @@ def convert_hard_sigmoid(n: NodeEmitter):
     return n.emit("hard_sigmoid", n.input(0), alpha=n.attr("alpha", 0.2), beta=n.attr("beta", 0.5))
 
 
+def _exponential_linear(n: NodeEmitter, alpha: float, gamma: float = 1.0):
+    """gamma * where(x > 0, x, alpha * (exp(x) - 1)): Elu (gamma 1) and Selu."""
+    x = n.input(0)
+    spec = n.spec(x)
+    negative = n.emit("mul", n.splat(spec, alpha), n.emit("sub", n.emit("exp", x), n.splat(spec, 1.0)))
+    result = n.emit("where", n.emit("greater", x, n.splat(spec, 0.0)), x, negative)
+    return result if gamma == 1.0 else n.emit("mul", n.splat(spec, gamma), result)
+
+
+EXPONENTIAL_LINEAR_OPS = ("greater", "where", "exp", "sub", "mul", "splat")
+# Before opset 22, Elu, Selu, PRelu and Softplus have no ONNX function body to import through.
+register("Elu", lambda n: _exponential_linear(n, n.attr("alpha", 1.0)), graph_ops=EXPONENTIAL_LINEAR_OPS,
+         notes="`alpha`: where(x > 0, x, alpha * (exp(x) - 1)).")
+register("Selu", lambda n: _exponential_linear(n, n.attr("alpha", 1.67326319217681884765625),
+                                               n.attr("gamma", 1.05070102214813232421875)),
+         graph_ops=EXPONENTIAL_LINEAR_OPS, notes="`alpha`, `gamma`: gamma * where(x > 0, x, alpha * (exp(x) - 1)).")
+
+
+@converter("Softplus", graph_ops=("relu", "abs", "neg", "exp", "add", "log", "splat"),
+           notes="relu(x) + log(1 + exp(-|x|)), which never overflows.")
+def convert_softplus(n: NodeEmitter):
+    x = n.input(0)
+    spec = n.spec(x)
+    tail = n.emit("log", n.emit("add", n.splat(spec, 1.0), n.emit("exp", n.emit("neg", n.emit("abs", x)))))
+    return n.emit("add", n.emit("relu", x), tail)
+
+
+@converter("PRelu", graph_ops=("less", "where", "mul", "splat", "broadcast"),
+           notes="where(x < 0, slope * x, x), the slope broadcast to x (unidirectionally).")
+def convert_prelu(n: NodeEmitter):
+    x = n.input(0)
+    spec = n.spec(x)
+    slope = n.broadcast(n.input(1), spec.shape)
+    return n.emit("where", n.emit("less", x, n.splat(spec, 0.0)), n.emit("mul", slope, x), x)
+
+
 @converter("Gelu", graph_ops=("gelu",), notes="`approximate` 'none' (erf) or 'tanh'.")
 def convert_gelu(n: NodeEmitter):
     return n.emit("gelu", n.input(0), approximate=n.attr("approximate", "none"))

@@ -94,7 +94,9 @@ def _loop_parts(view: NodeView):
         raise ShapeError("Loop has neither a trip count nor a condition: it would never end")
     carried = _loop_carried(view)
     trip_count = view.static_ints(0) if view.has_input(0) else None
-    return subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried], trip_count and trip_count[0]), _loop_specs
+    initial = [view.static(i) for i in range(2, len(view.node.input))]
+    return (subgraph(view, "body", [I64_SCALAR, BOOL_SCALAR, *carried], trip_count and trip_count[0], initial),
+            _loop_specs)
 
 
 def _loop_specs(view: NodeView, body: Subgraph) -> list[TensorSpec]:
@@ -155,10 +157,22 @@ def _scan_operands(view: NodeView) -> list[TensorSpec | None]:
     """The types of the body's states and scan inputs for one batch element (opset 8: without the batch axis)."""
     if view.opset >= 9:
         return [view.input_spec(i) for i in range(len(view.node.input))]
-    if view.has_input(0):
-        raise ShapeError("Scan's sequence_lens (opset 8) is not supported")
     specs = [view.input_spec(i) for i in range(1, len(view.node.input))]
+    _sequence_lengths(view)
     return [None if s is None else TensorSpec(s.shape[1:], s.dtype) for s in specs]
+
+
+def _sequence_lengths(view: NodeView) -> list[int] | None:
+    """Opset 8's `sequence_lens`, one length per batch element, checked; None when absent (full lengths)."""
+    if not view.has_input(0):
+        return None
+    lengths = view.static_ints(0)
+    if lengths is None:
+        raise ShapeError("Scan's sequence_lens (opset 8) must be a compile-time constant")
+    batch, steps = view.input_spec(len(view.node.input) - 1).shape[:2]
+    if len(lengths) != batch or not all(1 <= length <= steps for length in lengths):
+        raise ShapeError(f"Scan's sequence_lens must hold {batch} lengths in [1, {steps}], got {lengths}")
+    return lengths
 
 
 def _scan_layout(view: NodeView) -> tuple[int, int, list[int], list[int]]:
@@ -213,20 +227,29 @@ def _batched(view: NodeView, specs: list[TensorSpec]) -> list[TensorSpec]:
     return [TensorSpec((batch, *s.shape), s.dtype) for s in specs]
 
 
-@converter("Scan", graph_ops=("scan", "slice", "reshape", "concat"), check=lambda view: _checked(view, _scan_parts),
+@converter("Scan", graph_ops=("scan", "slice", "reshape", "concat", "splat"), check=lambda view: _checked(view, _scan_parts),
            output_specs=_scan_output_specs,
            notes="The body becomes the region of `graph.scan`, axes normalized. Opset 8 (a batch axis first) "
-                 "is one `graph.scan` per batch element, results concatenated; its `sequence_lens` is not supported.")
+                 "is one `graph.scan` per batch element, results concatenated; a compile-time `sequence_lens` "
+                 "scans each element's first steps and pads its outputs with zeros.")
 def convert_scan(n: NodeEmitter):
     body, specs = _scan_parts(n)
     result_specs = specs(n, body)
     if n.opset >= 9:
         return _emit_scan(n, body, n.inputs(), result_specs)
     batched = [n.input(i) for i in range(1, len(n.node.input))]
+    states = len(batched) - n.attr("num_scan_inputs")
+    batch, steps = n.spec(batched[-1]).shape[:2]
     per_element = []
-    for b in range(n.spec(batched[0]).shape[0]):
-        operands = [n.reshape(_element(n, v, b), n.spec(v).shape[1:]) for v in batched]
-        per_element.append(_emit_scan(n, body, operands, result_specs))
+    for b, length in enumerate(_sequence_lengths(n) or [steps] * batch):
+        operands = []
+        for i, value in enumerate(batched):
+            scanned = i >= states
+            shape = n.spec(value).shape[1:]
+            operands.append(n.reshape(_element(n, value, b, length if scanned else None),
+                                      (length, *shape[1:]) if scanned else shape))
+        per_element.append(_padded(n, _emit_scan(n, body, operands, _shortened(result_specs, states, length)),
+                                   states, steps))
     results = []
     for index, spec in enumerate(result_specs):
         rows = [n.reshape(parts[index], (1, *spec.shape)) for parts in per_element]
@@ -234,10 +257,29 @@ def convert_scan(n: NodeEmitter):
     return results
 
 
-def _element(n: NodeEmitter, value: ir.Value, b: int) -> ir.Value:
+def _element(n: NodeEmitter, value: ir.Value, b: int, length: int | None) -> ir.Value:
+    """Batch element `b` of an opset-8 operand; of a scanned one, its first `length` steps (axis 1)."""
     shape = n.spec(value).shape
-    return n.emit("slice", value, starts=[b] + [0] * (len(shape) - 1), ends=[b + 1, *shape[1:]],
-                  steps=[1] * len(shape))
+    ends = [b + 1, *shape[1:]]
+    if length is not None:
+        ends[1] = length
+    return n.emit("slice", value, starts=[b] + [0] * (len(shape) - 1), ends=ends, steps=[1] * len(shape))
+
+
+def _shortened(specs: list[TensorSpec], states: int, length: int) -> list[TensorSpec]:
+    """One batch element's result types when it scans `length` steps (opset-8 outputs stack along axis 0)."""
+    return [*specs[:states], *[TensorSpec((length, *s.shape[1:]), s.dtype) for s in specs[states:]]]
+
+
+def _padded(n: NodeEmitter, results: list[ir.Value], states: int, steps: int) -> list[ir.Value]:
+    """Scan outputs of fewer than `steps` steps followed by zeros, as onnxruntime pads them."""
+    padded = list(results[:states])
+    for value in results[states:]:
+        spec = n.spec(value)
+        missing = steps - spec.shape[0]
+        zeros = n.splat(TensorSpec((missing, *spec.shape[1:]), spec.dtype), 0) if missing else None
+        padded.append(n.chain("concat", [value, zeros], axis=0) if missing else value)
+    return padded
 
 
 def _emit_scan(n: NodeEmitter, body: Subgraph, operands: list[ir.Value], result_specs) -> list[ir.Value]:

@@ -28,7 +28,7 @@ def _layout(view: NodeView) -> tuple[list[int], list[int], tuple[int, ...]] | st
     values = per_iteration(view.analysis, [view.input_name(1), view.input_name(2)])
     if values is None:
         return ("inputs 'starts' and 'ends' must be compile-time constants, or computed from the iteration number "
-                "of a Loop with a compile-time trip count")
+                "(and carried values with compile-time initial values) of a Loop with a compile-time trip count")
     shape = view.input_spec(0).shape
     count = len(values[0][0].reshape(-1))
     axes = [normalized_axis(a, len(shape)) for a in (view.static_ints(3) or range(count))]

@@ -1,12 +1,15 @@
-"""Index operators: ArgMax, ArgMin, OneHot, ScatterElements (and Scatter), ScatterND, TopK."""
+"""Index operators: ArgMax, ArgMin, OneHot, ScatterElements (and Scatter), ScatterND, TopK, GatherND, GridSample."""
 
 from __future__ import annotations
+
+from typing import Iterable
 
 import numpy as np
 
 from lamina.dialects.graph import GRAPH
 
 from ..emitter import NodeEmitter
+from ..node_view import NodeView
 from ..registry import converter, register
 from .axes import normalized_axis
 
@@ -72,3 +75,37 @@ def convert_top_k(n: NodeEmitter):
     op = GRAPH.create("top_k", data, axis=normalized_axis(n.attr("axis", -1), n.spec(data).rank), k=k,
                       largest=bool(n.attr("largest", 1)))
     return list(op.results)
+
+
+@converter("GatherND", graph_ops=("gather_nd",), notes="`batch_dims`; i64 indices, negative included.")
+def convert_gather_nd(n: NodeEmitter):
+    return n.emit("gather_nd", n.input(0), n.input(1), batch_dims=n.attr("batch_dims", 0))
+
+
+# GridSample-16's names of the modes GridSample-20 calls linear and cubic.
+GRID_SAMPLE_MODES = {"bilinear": "linear", "bicubic": "cubic", "nearest": "nearest"}
+GRID_SAMPLE_MODES_20 = GRAPH.ops["grid_sample"].enums["mode"]
+GRID_SAMPLE_PADDINGS = GRAPH.ops["grid_sample"].enums["padding_mode"]
+
+
+def _grid_sample_mode(view: NodeView) -> str | None:
+    """The graph op's mode for the node's `mode`, None if the node's opset has no such mode."""
+    mode = view.attr("mode", "linear" if view.opset >= 20 else "bilinear")
+    return (mode if mode in GRID_SAMPLE_MODES_20 else None) if view.opset >= 20 else GRID_SAMPLE_MODES.get(mode)
+
+
+def _check_grid_sample(view: NodeView) -> Iterable[str]:
+    if _grid_sample_mode(view) is None:
+        names = GRID_SAMPLE_MODES_20 if view.opset >= 20 else tuple(GRID_SAMPLE_MODES)
+        yield f"mode '{view.attr('mode')}' is not supported (only {', '.join(names)} at opset {view.opset})"
+    padding_mode = view.attr("padding_mode", "zeros")
+    if padding_mode not in GRID_SAMPLE_PADDINGS:
+        yield f"padding_mode '{padding_mode}' is not supported (only {', '.join(GRID_SAMPLE_PADDINGS)})"
+
+
+@converter("GridSample", graph_ops=("grid_sample",), check=_check_grid_sample,
+           notes="Every mode (linear/bilinear, nearest, cubic/bicubic), padding mode and `align_corners`, any "
+                 "number of spatial axes.")
+def convert_grid_sample(n: NodeEmitter):
+    return n.emit("grid_sample", n.input(0), n.input(1), mode=_grid_sample_mode(n),
+                  padding_mode=n.attr("padding_mode", "zeros"), align_corners=bool(n.attr("align_corners", 0)))

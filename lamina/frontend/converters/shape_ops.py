@@ -131,8 +131,8 @@ def _check_slice(view: NodeView) -> Iterable[str]:
            check=_check_slice, output_specs=dynamic_slice_specs, bindable_inputs=(1, 2),
            notes="Attributes (before opset 10) or constant inputs; negative, clamped and out-of-range starts and "
                  "ends, negative steps, `axes`. Inside a Loop body with a compile-time trip count, starts and ends "
-                 "computed from the iteration number become `graph.dynamic_slice` when the slice has one size at "
-                 "every iteration.")
+                 "computed from the iteration number (and from carried values with compile-time initial values, such "
+                 "as counters) become `graph.dynamic_slice` when the slice has one size at every iteration.")
 def convert_slice(n: NodeEmitter):
     data = n.input(0)
     if n.opset >= 10 and (n.static(1) is None or n.static(2) is None):

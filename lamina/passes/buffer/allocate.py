@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.buffer_analysis import analyze, nbytes
+from lamina.dialects.buffer_analysis import analyze_flat, nbytes
 from lamina.dialects.buffer_verifier import ACTIVATION_BYTES, CONSTANT_BYTES, MUTABLE_BYTES
 from lamina.dialects.buffer_verifier import region_of
 from lamina.passes.registry import Pass, register_pass
@@ -38,6 +38,12 @@ class BufferAllocate(Pass):
     rounded up to 64 bytes: no placement of this schedule can do better),
     `buffer.constant_bytes` and `buffer.mutable_bytes`.
 
+    A region op's allocs are numbered inside its span (`analyze_flat`): they
+    live within one iteration or branch, alongside every buffer of the
+    enclosing blocks that is live across the op (its alloc before the op,
+    its dealloc after), so they never share bytes with a loop's carried
+    values, conditions or scan outputs, nor with values the body reads.
+
     Run it last: any later change to the program's order or buffers makes
     the plan stale. Re-running it replans from scratch, so it is always
     legal on a buffer module.
@@ -48,7 +54,7 @@ class BufferAllocate(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program, buffers = analyze(op)
+        program, buffers = analyze_flat(op)
         by_region: dict[str, list] = {ACTIVATION_BYTES: [], CONSTANT_BYTES: [], MUTABLE_BYTES: []}
         for info in buffers.values():
             by_region[region_of(info.buffer.owner)].append(info)

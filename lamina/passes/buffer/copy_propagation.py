@@ -7,8 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import operand_roles, root_buffer
-from lamina.dialects.model import body_ops
+from lamina.dialects.buffer_analysis import operand_roles, programs, root_buffer
 from lamina.passes.registry import Pass, register_pass
 
 
@@ -25,7 +24,9 @@ class CopyPropagation(Pass):
     reads rewritten, as it reads them before it writes. Only operands that
     are the value `%a` itself change (a view of `%a` is another value).
     Copies are visited in program order, so chains of copies collapse onto
-    the first source.
+    the first source. Each block on its own (a window never leaves the
+    copy's block); a region op using either buffer in its regions closes
+    the window, as its regions are not rewritten.
 
     The copy stays: when nothing reads `%a` any more it is a dead store that
     `buffer-dce` erases (a copy into a weight is the model's output and
@@ -37,10 +38,10 @@ class CopyPropagation(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program = body_ops(op)
-        for index, copy in enumerate(program):
-            if copy.name == "buffer.copy":
-                _propagate(copy, program[index + 1:])
+        for program in programs(op):
+            for index, copy in enumerate(program):
+                if copy.name == "buffer.copy":
+                    _propagate(copy, program[index + 1:])
 
 
 def _propagate(copy: ir.Operation, later: list[ir.Operation]) -> None:
@@ -54,6 +55,8 @@ def _propagate(copy: ir.Operation, later: list[ir.Operation]) -> None:
         if BUFFER.lookup(op) is None and {root_buffer(v) for v in op.operands} & {dest_root, source_root}:
             return  # an op of another dialect may write what it uses
         roles = operand_roles(op)
+        if len(op.regions) and {root_buffer(value) for value, _ in roles} & {dest_root, source_root}:
+            return
         written = {root_buffer(value) for value, role in roles if role != "in"}
         if source_root in written:
             return

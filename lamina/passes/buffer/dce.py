@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import analyze, covers_root, operand_roles, root_buffer, users
+from lamina.dialects.buffer_analysis import analyze_program, covers_root, operand_roles, programs, root_buffer, users
 from lamina.passes.registry import Pass, register_pass
 
 from .rewriting import erase_buffer
@@ -31,7 +31,12 @@ class BufferDCE(Pass):
     Weights are observable: their last value is the model's output, or kept
     for the next run, so instructions writing a weight are never erased.
     Ops of other dialects count as reading every buffer they use and are
-    never erased. Always legal.
+    never erased. Each block on its own, inner blocks first: a region op
+    writes the buffers of the enclosing blocks its regions write (and is
+    erased, regions and all, when those are dead allocs); inside a region,
+    only stores to the region's own allocs can be dead (a loop body's write
+    to a carried buffer is read by the next iteration or after the loop).
+    Always legal.
     """
 
     name = "buffer-dce"
@@ -39,12 +44,14 @@ class BufferDCE(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program, buffers = analyze(op)
-        allocs = {buffer for buffer, info in buffers.items() if info.kind == "alloc"}
-        _erase_dead_stores(program, allocs)
-        for alloc in allocs:
-            if all(user.name in ("buffer.view", "buffer.dealloc") for user in users(alloc)):
-                erase_buffer(alloc)
+        # Inner blocks first: erasing a region op erases its blocks.
+        for program in reversed(programs(op)):
+            buffers = analyze_program(program)
+            allocs = {buffer for buffer, info in buffers.items() if info.kind == "alloc"}
+            _erase_dead_stores(program, allocs)
+            for alloc in allocs:
+                if all(user.name in ("buffer.view", "buffer.dealloc") for user in users(alloc)):
+                    erase_buffer(alloc)
 
 
 def _erase_dead_stores(program: list[ir.Operation], allocs: set[ir.Value]) -> None:

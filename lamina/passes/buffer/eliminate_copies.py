@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import BufferInfo, analyze, byte_range, covers_root, overlap, root_buffer
+from lamina.dialects.buffer_analysis import (BufferInfo, analyze_program, byte_range, covers_root, operand_roles,
+                                             overlap, programs, root_buffer)
 from lamina.dialects.types import spec_of
 from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
@@ -35,6 +36,15 @@ class EliminateCopies(Pass):
 
     Also erases copies of bytes onto themselves (same buffer, same bytes),
     which in-place rewriting and buffer sharing leave behind.
+
+    Each block on its own; a use inside a region op is a use by the op, so
+    a carried buffer is retargeted into a model output only when nothing
+    uses that output while the loop runs. In a region, `%dest` may be a
+    buffer of the enclosing blocks (a carried value, a scan output's slice):
+    the body then computes its next value straight into it, when the body
+    does not use that buffer between the producer and the copy (it would
+    read the next value where it meant this iteration's). The temporary is
+    always the block's own alloc.
     """
 
     name = "buffer-eliminate-copies"
@@ -43,11 +53,11 @@ class EliminateCopies(Pass):
 
     def run(self, op: ir.Operation) -> None:
         # Each round eliminates what one analysis proves; look again until nothing changes.
-        while _eliminate_round(op):
+        while sum(_eliminate_round(program) for program in programs(op)):
             flatten_views(op)
 
 
-def _eliminate_round(module: ir.Operation) -> int:
+def _eliminate_round(program: list[ir.Operation]) -> int:
     """Eliminate every copy the analysis at the start of the round still describes; how many.
 
     An elimination moves and erases only ops of the two buffers it involves
@@ -57,7 +67,7 @@ def _eliminate_round(module: ir.Operation) -> int:
     changed ("dirty") buffer wait for the next round's analysis. A Concat of
     N inputs takes O(log N) rounds instead of N analyses.
     """
-    program, buffers = analyze(module)
+    buffers = analyze_program(program, outer=True)
     last_users, defined_at = _last_users(program), definition_positions(program)
     dirty: set[ir.Value] = set()
     eliminated = 0
@@ -102,14 +112,18 @@ def _can_retarget(copy: ir.Operation, copied_at: int, temporary: BufferInfo, tar
             return False
     if target.kind == "alloc" and (target.end is None or target.end < last_users[temporary.buffer]):
         return False
-    # `dest` must be defined before `%t`, or be an alloc or views of one, which can move up there.
+    # `dest` must be defined before `%t` (outside the block: before all of it), or be an alloc or views of one,
+    # which can move up there.
     root = root_buffer(dest)
-    return dest in defined_at and (defined_at[root] < temporary.start or defining_op(root).name == "buffer.alloc")
+    if dest not in defined_at:
+        return True
+    return root in defined_at and (defined_at[root] < temporary.start or defining_op(root).name == "buffer.alloc")
 
 
 def _touches(op: ir.Operation, root: ir.Value, byte_span: tuple[int, int]) -> bool:
-    """Whether `op` names any byte of `root` in [begin, end)."""
-    return any(root_buffer(value) == root and overlap(byte_range(value), byte_span) for value in op.operands)
+    """Whether `op` names any byte of `root` in [begin, end) (a region op: in its regions too)."""
+    used = [value for value, _ in operand_roles(op)] if len(op.regions) else op.operands
+    return any(root_buffer(value) == root and overlap(byte_range(value), byte_span) for value in used)
 
 
 def _last_users(program: list[ir.Operation]) -> dict[ir.Value, int]:
@@ -119,7 +133,8 @@ def _last_users(program: list[ir.Operation]) -> dict[ir.Value, int]:
     last = {}
     for position, op in enumerate(program):
         if op.name != "buffer.dealloc":
-            for value in op.operands:
+            used = [value for value, _ in operand_roles(op)] if len(op.regions) else op.operands
+            for value in used:
                 last[root_buffer(value)] = position
     return last
 
@@ -128,7 +143,7 @@ def _retarget(copy: ir.Operation, temporary: BufferInfo, defined_at: dict[ir.Val
     """Replace `temporary` by the copy's destination, first moving up what defines it after `temporary`."""
     dest, src = copy.operands
     temporary_alloc = defining_op(temporary.buffer)
-    for definition in _definition_chain(dest):
+    for definition in _definition_chain(dest) if dest in defined_at else []:
         if defined_at[definition.results[0]] > temporary.start:
             definition.move_before(temporary_alloc)
     replacement = dest

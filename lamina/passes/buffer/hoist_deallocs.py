@@ -6,12 +6,11 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.buffer_analysis import users
-from lamina.dialects.model import body_ops
+from lamina.dialects.buffer_analysis import programs, users
 from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import positions
+from .rewriting import in_block, positions
 
 
 @register_pass
@@ -23,7 +22,10 @@ class HoistDeallocs(Pass):
     looks live until then; memory planning can only reuse bytes between a
     dealloc and a later alloc. Uses include the alloc's views and their uses,
     and creating a view; an alloc nothing uses is deallocated right after it
-    is allocated. Deallocs moved to the same point keep their order.
+    is allocated. Deallocs moved to the same point keep their order. In a
+    block holding a region op, a use inside its regions is a use by the op,
+    so a buffer a loop body reads stays live until the loop ends; the allocs
+    of a region's own block are freed there, after their last use in it.
 
     Legal on verified IR: nothing uses a buffer after its last use, so the
     program computes the same values.
@@ -34,12 +36,12 @@ class HoistDeallocs(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program = body_ops(op)
-        index = positions(program)
         moves = []  # decided before any op moves: `index` is only valid until then
-        for dealloc in reversed([op for op in program if op.name == "buffer.dealloc"]):
-            alloc = dealloc.operands[0]
-            uses = [user for user in users(alloc) if user != dealloc]
-            moves.append((dealloc, max(uses, key=index.__getitem__) if uses else defining_op(alloc)))
+        for program in programs(op):
+            index = positions(program)
+            for dealloc in reversed([op for op in program if op.name == "buffer.dealloc"]):
+                alloc = dealloc.operands[0]
+                uses = [in_block(user, index) for user in users(alloc) if user != dealloc]
+                moves.append((dealloc, max(uses, key=index.__getitem__) if uses else defining_op(alloc)))
         for dealloc, last_use in moves:
             dealloc.move_after(last_use)

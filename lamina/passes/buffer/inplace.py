@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.buffer_analysis import IN_PLACE_INSTRUCTIONS, BufferInfo, analyze, operand_roles, root_buffer
+from lamina.dialects.buffer_analysis import (IN_PLACE_INSTRUCTIONS, BufferInfo, analyze_program, operand_roles,
+                                             programs, root_buffer)
 from lamina.dialects.values import defining_op
 from lamina.passes.registry import Pass, register_pass
 
@@ -35,6 +36,11 @@ class InPlace(Pass):
     deallocs at the end are fine). Legal on verified IR: no later op reads
     `%s`'s old values, and the verifier accepts exactly these in-place
     instructions.
+
+    Each block on its own: the input must be an alloc of the instruction's
+    block, so a loop body never writes over a buffer of the enclosing blocks
+    (a carried value, read again next iteration), and a use inside a later
+    region op counts as a use by that op.
     """
 
     name = "buffer-inplace"
@@ -42,17 +48,22 @@ class InPlace(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program, buffers = analyze(op)
-        defined_at = definition_positions(program)
-        deallocs = deallocs_by_buffer(program)
-        # Only allocs and deallocs are erased below, never these.
-        candidates = [(index, op) for index, op in enumerate(program)
-                      if BUFFER.lookup(op) and BUFFER.lookup(op).name in IN_PLACE_INSTRUCTIONS]
-        for index, instruction in candidates:
-            dest = buffers.get(instruction.operands[0])
-            source = _dying_input(instruction, index, dest, buffers, defined_at)
-            if source is not None:
-                _write_over(dest, source, buffers, deallocs)
+        for program in programs(op):
+            _run_in_block(program)
+
+
+def _run_in_block(program: list[ir.Operation]) -> None:
+    buffers = analyze_program(program)
+    defined_at = definition_positions(program)
+    deallocs = deallocs_by_buffer(program)
+    # Only allocs and deallocs are erased below, never these.
+    candidates = [(index, op) for index, op in enumerate(program)
+                  if BUFFER.lookup(op) and BUFFER.lookup(op).name in IN_PLACE_INSTRUCTIONS]
+    for index, instruction in candidates:
+        dest = buffers.get(instruction.operands[0])
+        source = _dying_input(instruction, index, dest, buffers, defined_at)
+        if source is not None:
+            _write_over(dest, source, buffers, deallocs)
 
 
 def _dying_input(instruction: ir.Operation, index: int, dest: BufferInfo | None, buffers: dict,

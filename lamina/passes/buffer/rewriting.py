@@ -19,6 +19,14 @@ def positions(program: list[ir.Operation]) -> dict[ir.Operation, int]:
     return {op: index for index, op in enumerate(program)}
 
 
+def in_block(op: ir.Operation, index: dict[ir.Operation, int]) -> ir.Operation:
+    """`op`, or the region op holding it among the ops `index` numbers (one block): a use inside a
+    loop body is, in the block around the loop, a use by the loop, every iteration."""
+    while op not in index:
+        op = op.parent.operation
+    return op
+
+
 def definition_positions(program: list[ir.Operation]) -> dict[ir.Value, int]:
     """The index of the op defining each value the program defines; stable across rewrites."""
     return {result: index for index, op in enumerate(program) for result in op.results}

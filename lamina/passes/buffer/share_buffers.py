@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER
-from lamina.dialects.model import body_ops
+from lamina.dialects.buffer_analysis import programs
 from lamina.dialects.types import spec_of
 from lamina.passes.registry import Pass, register_pass
 
@@ -31,7 +31,10 @@ class ShareBuffers(Pass):
 
     Run after `buffer-hoist-deallocs` and `buffer-sink-allocs`: with IRGen's
     deallocs at the end of the function no lifetime ends before another
-    starts. Weights and constants are never shared. Legal on verified IR.
+    starts. Weights and constants are never shared. Each block shares among
+    its own allocs: a region's alloc never takes a buffer of the enclosing
+    blocks (one that lives across the iterations of a loop holding it).
+    Legal on verified IR.
     """
 
     name = "buffer-share"
@@ -39,13 +42,14 @@ class ShareBuffers(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        free: dict[tuple, list[ir.Value]] = {}  # (dtype, bytes) -> deallocated allocs, most recent last
-        for instruction in body_ops(op):
-            if instruction.name == "buffer.dealloc":
-                buffer = instruction.operands[0]
-                free.setdefault(_size_class(buffer), []).append(buffer)
-            elif instruction.name == "buffer.alloc" and free.get(_size_class(instruction.results[0])):
-                _reuse(free[_size_class(instruction.results[0])].pop(), instruction)
+        for program in programs(op):
+            free: dict[tuple, list[ir.Value]] = {}  # (dtype, bytes) -> deallocated allocs, most recent last
+            for instruction in program:
+                if instruction.name == "buffer.dealloc":
+                    buffer = instruction.operands[0]
+                    free.setdefault(_size_class(buffer), []).append(buffer)
+                elif instruction.name == "buffer.alloc" and free.get(_size_class(instruction.results[0])):
+                    _reuse(free[_size_class(instruction.results[0])].pop(), instruction)
 
 
 def _size_class(buffer: ir.Value) -> tuple:

@@ -6,11 +6,10 @@ from dataclasses import dataclass
 
 from mlir import ir
 
-from lamina.dialects.buffer_analysis import users
-from lamina.dialects.model import body_ops
+from lamina.dialects.buffer_analysis import programs, users
 from lamina.passes.registry import Pass, register_pass
 
-from .rewriting import positions
+from .rewriting import in_block, positions
 
 
 @register_pass
@@ -21,7 +20,10 @@ class SinkAllocs(Pass):
     An alloc declared long before its first write holds memory that
     planning could give to buffers dead by then. Uses include creating one
     of its views and the views' uses (and its dealloc, for an alloc nothing
-    else uses). Allocs moved to the same point keep their order.
+    else uses). Allocs moved to the same point keep their order. A use inside
+    a region op's regions is a use by the op: a buffer a loop body uses is
+    allocated before the loop, never inside the body (where it would be
+    allocated anew every iteration).
 
     Legal on verified IR: an alloc has no value before its first use.
     """
@@ -31,12 +33,12 @@ class SinkAllocs(Pass):
     op_name = "builtin.module"
 
     def run(self, op: ir.Operation) -> None:
-        program = body_ops(op)
-        index = positions(program)
         moves = []  # decided before any op moves: `index` is only valid until then
-        for alloc in [op for op in program if op.name == "buffer.alloc"]:
-            uses = users(alloc.results[0])
-            if uses:
-                moves.append((alloc, min(uses, key=index.__getitem__)))
+        for program in programs(op):
+            index = positions(program)
+            for alloc in [op for op in program if op.name == "buffer.alloc"]:
+                uses = [in_block(user, index) for user in users(alloc.results[0])]
+                if uses:
+                    moves.append((alloc, min(uses, key=index.__getitem__)))
         for alloc, first_use in moves:
             alloc.move_before(first_use)

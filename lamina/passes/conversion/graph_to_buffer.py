@@ -7,12 +7,14 @@ from dataclasses import dataclass
 from mlir import ir
 
 from lamina.dialects.buffer import BUFFER, UNPLANNED
+from lamina.dialects.buffer_analysis import flat_ops
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
 from lamina.dialects.irdl import I64, PROBE, STORAGE, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
 
+from .graph_to_buffer_regions import generate_region_op
 from .naming import UniqueNames, location_name
 
 
@@ -35,7 +37,10 @@ class ConvertGraphToBuffer(Pass):
     - `graph.constant` -> `buffer.constant`, named after its location;
     - `graph.reshape` -> a `buffer.view` (byte offset 0) of its input's buffer;
     - any other graph.X -> a `buffer.alloc` right before `buffer.X(%dest, ...)`
-      with graph.X's operands (as buffers) and attributes.
+      with graph.X's operands (as buffers) and attributes;
+    - `graph.if`, `graph.loop`, `graph.scan` -> `buffer.if`, `buffer.loop`,
+      `buffer.scan` with their regions' ops generated inside, the regions'
+      own allocs freed at their end (`graph_to_buffer_regions.py`).
 
     A quantized value's buffer holds its stored integers and keeps its
     `!quant.uniform` type in the memref's memory space (`types.to_memref`),
@@ -60,16 +65,15 @@ class ConvertGraphToBuffer(Pass):
     def run(self, op: ir.Operation) -> None:
         block = main_function(op).regions[0].blocks[0]
         graph_ops = [child.operation for child in block.operations if child.operation.name != "func.return"]
-        for graph_op in graph_ops:
+        for graph_op in flat_ops(graph_ops):  # regions' ops too
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
             if GRAPH.lookup(graph_op).has(PROBE):
                 raise PassError(f"'{graph_op.name}' has no buffer form: profile a graph in the graph interpreter "
                                 "(lamina-profile), then quantize it", graph_op.location)
-            if len(graph_op.regions) or len(graph_op.results) > 1:
-                raise PassError(f"'{graph_op.name}' has no buffer form (control flow and multi-result ops): unroll "
-                                "loops with a constant trip count (graph-unroll-loops), lower recurrent layers "
+            if len(graph_op.results) > 1 and not len(graph_op.regions):
+                raise PassError(f"'{graph_op.name}' has no buffer form (multi-result ops): lower recurrent layers "
                                 "(graph-lower), or run the model on the CPU path", graph_op.location)
         terminator = block.operations[len(block.operations) - 1]
         _IRGen(graph_ops, terminator).emit()
@@ -95,7 +99,7 @@ class _IRGen:
 
     def emit(self) -> None:
         with self.program:
-            for op in self.graph_ops:
+            for op in flat_ops(self.graph_ops):  # a region's constants too: read-only, live all the run
                 self._declare(op)
             for op in self.graph_ops:
                 self._generate(op)
@@ -132,7 +136,9 @@ class _IRGen:
         if definition.has(STORAGE):  # a model input or a weight: a buffer of its own, made before
             return
         sources = [self.buffers[value] for value in op.operands]
-        if kind == "save" and self._updated_input(op) is not None:
+        if definition.regions:
+            generate_region_op(self, op)
+        elif kind == "save" and self._updated_input(op) is not None:
             self.updates.append((op, *sources))
         elif kind == "save":
             BUFFER.create("copy", self.output_weights[op], *sources, loc=op.location)

@@ -8,6 +8,7 @@ from typing import Iterator, Literal
 from mlir import ir
 
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.graph_control_flow import outer_operands
 from lamina.dialects.irdl import STORAGE
 from lamina.dialects.types import spec_of
 from lamina.passes.options import option
@@ -88,8 +89,9 @@ class _Graph:
                                 "effects it cannot see", op.location)
         index_of = {result: i for i, op in enumerate(self.ops) for result in op.results}
         self.kinds = [GRAPH.lookup(op).name for op in self.ops]
-        # Operands produced in this block, in operand order (repeats kept: they do not matter).
-        self.inputs = [[index_of[v] for v in op.operands if v in index_of] for op in self.ops]
+        # Operands produced in this block, in operand order (repeats kept: they do not matter); a region
+        # op's regions' reads of this block's values too, so those are computed before it.
+        self.inputs = [[index_of[v] for v in (*op.operands, *outer_operands(op)) if v in index_of] for op in self.ops]
         self.users: list[list[int]] = [[] for _ in self.ops]
         for user, inputs in enumerate(self.inputs):
             for producer in dict.fromkeys(inputs):

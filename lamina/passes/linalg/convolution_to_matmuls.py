@@ -28,7 +28,11 @@ from mlir.dialects import arith, linalg, math, scf, tensor
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
                                                                multiply_accumulate, pad, tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
+from lamina.passes.linalg.convolution_blocks import (Blocks, TapGrid, bias_into, exact_blocks, grid_matmuls,
+                                                     over_blocks, padded_blocks, shifted, slice_at, tap_grid)
 from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
+from lamina.passes.linalg.epilogue import (Epilogue, apply_epilogue, contiguous, epilogue_after, erase_chain,
+                                          flattened_others)
 from lamina.passes.registry import Pass, register_pass
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -72,7 +76,7 @@ MIN_ROW_TILE = 4
 
 
 def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: ir.Value, strides: list[int],
-                            dilations: list[int], pads: tuple[int, int]) -> ir.Value:
+                            dilations: list[int], pads: tuple[int, int], epilogue: Epilogue | None = None) -> ir.Value:
     """A batch-1 2-D convolution as matmuls [filters, channels] x [channels, positions] (per group).
 
     The padded input is split into stride x stride phases (phase (a, b) holds
@@ -90,6 +94,9 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     with batch matmuls over the groups ([groups, filters, channels] x
     [groups, channels, positions]); a depthwise one is one element-wise
     generic summing each tap slice times its per-channel weight (`TAP_SUM`).
+    An ungrouped convolution does its taps block by block of positions
+    (`convolution_blocks.py`), each block followed by `epilogue` (the
+    element-wise ops after the convolution, `epilogue.py`).
     `data` is the unpadded input, `pads` its top and left padding (zeros; the
     bottom and right ones follow from the output size), `init` the
     convolution's init.
@@ -104,10 +111,15 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
     wq = ow + span_w
     length = _ceil_div(oh * wq, COLUMN_TILE) * COLUMN_TILE
     rows = max(oh + span_h, _ceil_div(length + span_h * wq + span_w, wq))
-    pointwise = ((kh, kw, sh, sw, *pads) == (1, 1, 1, 1, 0, 0) and kind != "linalg.depthwise_conv_2d_nchw_chw"
-                 and oh * ow % COLUMN_TILE * POINTWISE_TAIL <= oh * ow and _contiguous(data))
+    pointwise = _pointwise(kind, data, [kh, kw], strides, pads, oh * ow)
     if pointwise:  # the input as it is: no padded copy, no cropped output (`_matmuls` splits off a tail)
         length, rows = oh * ow, oh
+    blocks = None
+    if kind == "linalg.conv_2d_nchw_fchw":
+        blocks = exact_blocks(length, filter_shape[0], COLUMN_TILE, kh * kw) if pointwise else \
+            padded_blocks(length // COLUMN_TILE, filter_shape[0], COLUMN_TILE, kh * kw)
+        length = blocks.length
+        rows = oh if pointwise else max(oh + span_h, _ceil_div(length + span_h * wq + span_w, wq))
     # The input, padded (or cropped: rows and columns no tap reads) to [channels, sh rows, sw wq].
     image = collapse(data, [channels, height, width], [[0, 1], [2], [3]])
     keep_h, keep_w = min(height, sh * rows - pads[0]), min(width, sw * wq - pads[1])
@@ -135,17 +147,21 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
             if kind == "linalg.conv_2d_ngchw_gfchw":
                 flat = expand(flat, [group, per_group, rows * wq], [[0, 1], [2]])
             phases[a, b] = flat
-    slices: list[tuple[ir.Value, ir.Value]] = []  # (filter tap, input [(groups,) channels, length])
+    taps: list[tuple[ir.Value, ir.Value, int]] = []  # (filter tap, flat phase, offset of the tap's positions)
     for (a, b), flat in phases.items():
         for i in (i for i in range(kh) if dh * i % sh == a):
             for j in (j for j in range(kw) if dw * j % sw == b):
                 tap = tensor.extract_slice(ir.RankedTensorType.get(tap_shape, element), weights, [], [], [],
                                            [i, j] + [0] * len(tap_shape), [1, 1, *tap_shape],
                                            [1] * (2 + len(tap_shape)))
-                offset = dh * i // sh * wq + dw * j // sw
-                lead = [group] if kind == "linalg.conv_2d_ngchw_gfchw" else []
-                columns = extract(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length])
-                slices.append((tap, columns))
+                taps.append((tap, flat, dh * i // sh * wq + dw * j // sw))
+    if blocks is not None:
+        grids = [tap_grid(flat, [i for i in range(kh) if dh * i % sh == a], [j for j in range(kw) if dw * j % sw == b],
+                          lambda i: dh * i // sh, lambda j: dw * j // sw, wq) for (a, b), flat in phases.items()]
+        return _cropped(_blocked_taps(taps, weights, grids, init, wq, blocks, epilogue), oh, ow, wq)
+    lead = [group] if kind == "linalg.conv_2d_ngchw_gfchw" else []
+    slices = [(tap, extract(flat, [0] * len(lead) + [0, offset], [*lead, per_group, length]))
+              for tap, flat, offset in taps]
     if kind == "linalg.depthwise_conv_2d_nchw_chw":
         result = _tap_sum(slices, _positions_init(init, wq, length))
         return _cropped(result, oh, ow, wq)
@@ -154,19 +170,71 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
         for tap, columns in slices:
             result = _matmuls(linalg.batch_matmul, tap, columns, result)
         return _grouped_cropped(result, filter_shape[1], oh, ow, wq)
-    filters = filter_shape[0]
-    result = _positions_init(init, wq, length)
-    if channels < GATHER_CHANNELS and len(slices) > 1:
-        count = len(slices)
-        lhs, rhs = tensor.empty([filters, count * channels], element), tensor.empty([count * channels, length],
-                                                                                     element)
-        for index, (tap, columns) in enumerate(slices):
-            lhs = insert(tap, lhs, [0, index * channels])
-            rhs = _copy_into(columns, rhs, [index * channels, 0])
-        slices = [(lhs, rhs)]
-    for tap, columns in slices:
-        result = _matmuls(linalg.matmul, tap, columns, result)
-    return _cropped(result, oh, ow, wq)
+    raise AssertionError(f"{kind}: not a grouped or depthwise convolution")
+
+
+def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value, grids: list[TapGrid | None],
+                  init: ir.Value, wq: int, blocks: Blocks, epilogue: Epilogue | None) -> ir.Value:
+    """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions the init, one
+    matmul per tap (looping over each phase's `grids` of taps; or, with few channels, one matmul on the
+    taps' slices stacked) and the epilogue."""
+    filters, channels = tensor_type(taps[0][0].type).shape
+    element = tensor_type(init.type).element_type
+    bias = _broadcast_bias(init)
+    full_init = None if bias is not None else _positions_init(init, wq, blocks.length)
+    stacked = None
+    if channels < GATHER_CHANNELS and len(taps) > 1:
+        stacked = tensor.empty([filters, len(taps) * channels], element)
+        for index, (tap, _, _) in enumerate(taps):
+            stacked = insert(tap, stacked, [0, index * channels])
+    epilogue = epilogue or Epilogue(init, [], [])
+    others = flattened_others(epilogue)
+
+    def piece(destination: ir.Value, start, size: int) -> ir.Value:
+        if bias is not None:
+            result = bias_into(bias, destination)
+        else:
+            result = linalg.copy(slice_at(full_init, [0, start], [filters, size]), outs=[destination])
+        if stacked is not None:
+            gathered = tensor.empty([len(taps) * channels, size], element)
+            for index, (_, flat, offset) in enumerate(taps):
+                part = slice_at(flat, [0, shifted(start, offset)], [channels, size])
+                gathered = _copy_into(part, gathered, [index * channels, 0])
+            result = linalg.matmul(stacked, gathered, outs=[result])
+        elif all(grids):
+            for grid in grids:
+                result = grid_matmuls(weights, grid, start, size, result)
+        else:
+            for tap, flat, offset in taps:
+                result = linalg.matmul(tap, slice_at(flat, [0, shifted(start, offset)], [channels, size]),
+                                       outs=[result])
+        return apply_epilogue(epilogue, result, others, start,
+                              lambda flat, at, width: slice_at(flat, [0, at], [filters, width]))
+
+    return over_blocks(blocks, filters, element, piece)
+
+
+def _pointwise(kind: str, data: ir.Value, kernel: list[int], strides: list[int], pads: tuple[int, int],
+               positions: int) -> bool:
+    """Whether a convolution reads its (unpadded) input as it is, its positions exactly the output's: a
+    stride-1 unpadded 1x1 one whose tail past the last whole register tile is small (`POINTWISE_TAIL`)."""
+    return ((*kernel, *strides, *pads) == (1, 1, 1, 1, 0, 0) and kind != "linalg.depthwise_conv_2d_nchw_chw"
+            and positions % COLUMN_TILE * POINTWISE_TAIL <= positions and contiguous(data))
+
+
+def _epilogue(convolution: ir.Operation) -> Epilogue | None:
+    """The element-wise ops a batch-1 ungrouped f32 convolution can apply per block (`epilogue.py`), if any."""
+    if convolution.name != "linalg.conv_2d_nchw_fchw" or _element_types(convolution) != ("f32",) * 3:
+        return None
+    data, pads = zero_padding(convolution.operands[0])
+    result_shape = tensor_type(convolution.results[0].type).shape
+    if result_shape[0] != 1:
+        return None
+    kernel = tensor_type(convolution.operands[1].type).shape[2:]
+    strides = list(ir.DenseIntElementsAttr(convolution.attributes["strides"]))
+    dense = _pointwise(convolution.name, data, kernel, strides, pads, result_shape[2] * result_shape[3])
+    epilogue = epilogue_after(convolution.results[0], dense)
+    return epilogue if epilogue.chain else None
 
 
 def _matmuls(matmul, lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value:
@@ -185,23 +253,15 @@ def _matmuls(matmul, lhs: ir.Value, rhs: ir.Value, result: ir.Value) -> ir.Value
     return result
 
 
-def _contiguous(value: ir.Value) -> bool:
-    """Whether `value` surely bufferizes to a contiguous buffer: not a slice (through reshapes).
-
-    (Flattening a slice, e.g. a convolution's cropped output, bufferizes to a
-    `memref.copy` the C runner utils do element by element.)
-    """
-    owner = value.owner
-    while isinstance(owner, ir.OpView) and owner.operation.name in ("tensor.expand_shape", "tensor.collapse_shape"):
-        owner = owner.operation.operands[0].owner
-    return not (isinstance(owner, ir.OpView) and owner.operation.name.startswith("tensor."))
-
-
 def _cropped(result: ir.Value, oh: int, ow: int, wq: int) -> ir.Value:
     """[filters, positions] (rows of wq) as the convolution's [1, filters, oh, ow] (slices the consumer reads)."""
-    filters = tensor_type(result.type).shape[0]
-    grid = expand(extract(result, [0, 0], [filters, oh * wq]), [filters, oh, wq], [[0], [1, 2]])
-    return expand(extract(grid, [0, 0, 0], [filters, oh, ow]), [1, filters, oh, ow], [[0, 1], [2], [3]])
+    filters, length = tensor_type(result.type).shape
+    if length != oh * wq:
+        result = extract(result, [0, 0], [filters, oh * wq])
+    grid = expand(result, [filters, oh, wq], [[0], [1, 2]])
+    if wq != ow:
+        grid = extract(grid, [0, 0, 0], [filters, oh, ow])
+    return expand(grid, [1, filters, oh, ow], [[0, 1], [2], [3]])
 
 
 def _grouped_cropped(result: ir.Value, filters: int, oh: int, ow: int, wq: int) -> ir.Value:
@@ -359,7 +419,9 @@ def _matmul_convolutions(op: ir.Operation) -> None:
 
     op.walk(collect)
     for convolution in convolutions:
-        with ir.InsertionPoint(convolution), convolution.location:
+        epilogue = _epilogue(convolution)
+        # After the epilogue's last op: everything the chain reads is defined there.
+        with ir.InsertionPoint(epilogue.last if epilogue else convolution), convolution.location:
             data, filter_, init = convolution.operands
             kind = convolution.name
             if kind == "linalg.conv_2d_ngchw_gfchw":  # back to [n, channels, h, w] and [n, filters, oh, ow]
@@ -371,13 +433,16 @@ def _matmul_convolutions(op: ir.Operation) -> None:
             dilations = list(ir.DenseIntElementsAttr(convolution.attributes["dilations"]))
             images = tensor_type(data.type).shape[0]
             if images == 1:
-                result = _convolution_as_matmuls(kind, data, filter_, init, strides, dilations, pads)
+                result = _convolution_as_matmuls(kind, data, filter_, init, strides, dilations, pads, epilogue)
             else:
                 result = _per_image(data, init, lambda x, y: _convolution_as_matmuls(kind, x, filter_, y, strides,
                                                                                      dilations, pads))
             if kind == "linalg.conv_2d_ngchw_gfchw":
                 result = expand(result, tensor_type(convolution.results[0].type).shape, [[0], [1, 2], [3], [4]])
-        convolution.results[0].replace_all_uses_with(result)
+        if epilogue:
+            erase_chain(epilogue, result)
+        else:
+            convolution.results[0].replace_all_uses_with(result)
         convolution.erase()
 
 

@@ -19,6 +19,7 @@ from mlir import ir
 from mlir.dialects.transform import interpreter
 
 from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM, largest_divisor
+from lamina.passes.linalg.epilogue import EPILOGUE
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
 
@@ -39,7 +40,10 @@ MAX_TILES = {
     # linalg-convolution-to-matmuls): per tile, each tap's 32 positions are one
     # load and one FMA with its channel's weight onto the same accumulator.
     TAP_SUM: (1, 32),
+    # A convolution block's epilogue (`EPILOGUE`): element-wise, 32 positions per vector.
+    EPILOGUE: (1, 32),
 }
+MARKS = (TAP_SUM, EPILOGUE)
 RAISE_PATTERNS = (
     "vector.reduction_to_contract",
     "tensor.fold_tensor_subset_ops_into_vector_transfers",
@@ -59,13 +63,13 @@ DECOMPOSED = frozenset({"linalg.conv_2d_nchw_fchw"})
 def _kind(op: ir.Operation) -> str | None:
     """The `MAX_TILES` key of a target op (its name, or `TAP_SUM` for a marked generic), else None."""
     if op.name == "linalg.generic":
-        return TAP_SUM if TAP_SUM in op.attributes else None
+        return next((mark for mark in MARKS if mark in op.attributes), None)
     return op.name if op.name in MAX_TILES else None
 
 
 def _reduction_loops(op: ir.Operation) -> int:
     """How many trailing loops of `_loop_sizes` reduce (they cannot run in parallel)."""
-    if _kind(op) == TAP_SUM:
+    if _kind(op) in MARKS:
         return 0
     return 3 if op.name == "linalg.conv_2d_nchw_fchw" else 1
 
@@ -73,7 +77,7 @@ def _reduction_loops(op: ir.Operation) -> int:
 def _loop_sizes(op: ir.Operation) -> list[int]:
     """The iteration domain of a named conv/matmul: result dims, then reduction dims."""
     result = ir.RankedTensorType(op.results[0].type).shape
-    if _kind(op) == TAP_SUM:
+    if _kind(op) in MARKS:
         return list(result)
     lhs, rhs = (ir.RankedTensorType(v.type).shape for v in op.operands[:2])
     if op.name == "linalg.conv_2d_nchw_fchw":
@@ -91,6 +95,15 @@ def _parallel_loop(op: ir.Operation, sizes: list[int]) -> int | None:
     return next((i for i, tile in enumerate(parallel) if tile), None)
 
 
+def _inside_forall(op: ir.Operation) -> bool:
+    parent = op.parent
+    while parent is not None and parent.name != "func.func":
+        if parent.name == "scf.forall":
+            return True
+        parent = parent.parent
+    return False
+
+
 def _schedule(ops: list[ir.Operation], parallel: bool) -> str:
     any_op = "!transform.any_op"
     lines = []
@@ -103,7 +116,8 @@ def _schedule(ops: list[ir.Operation], parallel: bool) -> str:
         lines.append(f'%op{index} = transform.structured.match ops{{["{op.name}"]}} '
                      f'attributes{{{TAG} = {index} : i64}} in %root : ({any_op}) -> {any_op}')
         target = f"%op{index}"
-        shared = _parallel_loop(op, sizes) if parallel else None
+        # Inside an scf.forall (a convolution's position blocks) the threads already have their shares.
+        shared = _parallel_loop(op, sizes) if parallel and not _inside_forall(op) else None
         if shared is not None:  # its register tiles become the iterations of an scf.forall
             forall_sizes = [tile if i == shared else 0 for i, tile in enumerate(sizes)]
             lines.append(f"%threads{index}, %forall{index} = transform.structured.tile_using_forall {target} "
@@ -171,7 +185,7 @@ class CpuVectorize(Pass):
         interpreter.apply_named_sequence(op, entry, schedule)
 
         def untag(child: ir.Operation) -> ir.WalkResult:
-            for name in (TAG, TAP_SUM):
+            for name in (TAG, *MARKS):
                 if name in child.attributes:
                     del child.attributes[name]
             return ir.WalkResult.ADVANCE

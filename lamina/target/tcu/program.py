@@ -145,22 +145,63 @@ _SIMD_OPCODE = int(Opcode.SIMD)
 
 
 class ProgramBuilder:
-    """Appends instructions; `build()` returns the record array.
+    """Appends instructions, one at a time or as whole blocks; `build()` returns the record array.
 
-    Methods take sizes in vectors (>= 1) and strides in vectors (powers of
-    two) and store the machine fields.
+    Single-instruction methods take sizes in vectors (>= 1) and strides in
+    vectors (powers of two) and store the machine fields. The scheduler
+    emits most of a program as blocks (`append`, `records`, `simd_block`):
+    one record array per run of instructions, so a 1 M-instruction program
+    costs a few thousand NumPy operations, not a Python call per instruction.
     """
 
     def __init__(self, registers_depth: int = 1):
         self.registers_depth = registers_depth
         self._simd_bits = simd_operand_bits(registers_depth)
-        self._rows: list[tuple] = []
+        self._blocks: list[np.ndarray] = []
+        self._rows: list[tuple] = []  # single instructions since the last block
+        self._count = 0
 
     def __len__(self) -> int:
-        return len(self._rows)
+        return self._count
 
     def _append(self, opcode, flags, op0=0, op0_stride=0, op1=0, op1_stride=0, op2=0) -> None:
         self._rows.append((int(opcode), int(flags), op0, op0_stride, op1, op1_stride, op2))
+        self._count += 1
+
+    def _flush(self) -> None:
+        if self._rows:
+            self._blocks.append(np.array(self._rows, dtype=INSTRUCTION))
+            self._rows = []
+
+    def append(self, block: np.ndarray) -> None:
+        """Append a block of INSTRUCTION records (machine fields) after everything so far."""
+        if len(block):
+            self._flush()
+            self._blocks.append(block)
+            self._count += len(block)
+
+    def records(self, opcode: int, flags, op0=0, op0_stride=0, op1=0, op1_stride=0, op2=0) -> np.ndarray:
+        """A block of records from machine fields (scalars or 1-D arrays of one length); not appended."""
+        fields = (opcode, flags, op0, op0_stride, op1, op1_stride, op2)
+        count = max([len(x) for x in fields if isinstance(x, np.ndarray) and x.ndim], default=1)
+        block = np.zeros(count, INSTRUCTION)
+        for name, column in zip(INSTRUCTION.names, fields):
+            if isinstance(column, np.ndarray) or column:  # zeros are there already
+                block[name] = column
+        return block
+
+    def simd_word(self, op, left=SIMD_INPUT, right=SIMD_INPUT, dest=SIMD_INPUT):
+        """The packed sub-instruction of SIMD operations (ints, or arrays of them)."""
+        bits = self._simd_bits
+        return (((np.asarray(op, np.int64) << bits | left) << bits | right) << bits) | dest
+
+    def simd_block(self, op: SimdOp, *, read: np.ndarray | None = None, write: np.ndarray | None = None,
+                   left: int = SIMD_INPUT, right: int = SIMD_INPUT, dest: int = SIMD_INPUT) -> np.ndarray:
+        """SIMD records, one per address of `read`/`write` (arrays of one length; neither: one record);
+        not appended."""
+        flags = (_SIMD_READ if read is not None else 0) | (_SIMD_WRITE if write is not None else 0)
+        return self.records(_SIMD_OPCODE, flags, 0 if write is None else write, 0, 0 if read is None else read, 0,
+                            self.simd_word(op, left, right, dest))
 
     def noop(self) -> None:
         self._append(Opcode.NOOP, 0)
@@ -187,9 +228,13 @@ class ProgramBuilder:
                  | (_SIMD_ACCUMULATE if accumulate else 0))
         self._rows.append((_SIMD_OPCODE, flags, write or 0, 0, read or 0, 0,
                            _packed_simd(op, left, right, dest, self._simd_bits)))
+        self._count += 1
 
     def configure(self, register: ConfigRegister, value: int) -> None:
         self._append(Opcode.CONFIGURE, 0, int(register), 0, value, 0, 0)
 
     def build(self) -> np.ndarray:
-        return np.array(self._rows, dtype=INSTRUCTION)
+        self._flush()
+        # concatenated as bytes: a structured concatenate promotes the fields of every block (slow)
+        raw = [np.ascontiguousarray(block).view(np.uint8) for block in self._blocks]
+        return np.concatenate(raw).view(INSTRUCTION) if raw else np.zeros(0, INSTRUCTION)

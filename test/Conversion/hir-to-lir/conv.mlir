@@ -6,8 +6,12 @@
 // to its interior, four fill the border from the zero block that follows the
 // 37 HIR consts vectors in DRAM1 (the bias vector, then 9 tiles of 4 rows).
 // Each weight tile is moved to the weight slot (local 25), loaded, and
-// applied by ONE MatMul over the whole band: 13 outputs = 2 rows of the plane
-// width 5 + 3, garbage columns 3, 4, 8, 9 never read again. The first tile
+// applied by one MatMul per output row (3 outputs each, at accumulators 0, 5
+// and 10 = row x plane width 5): a MatMul after a MatMul costs no fill, so the
+// garbage columns 3, 4, 8, 9 a single MatMul over the band would compute
+// are skipped. The tiles after the first accumulate, so they also leave out
+// the rows and columns where their kernel pixel reads the zero padding
+// (kernel row 0: output row 0; kernel column 2: output column 2). The first tile
 // moves with the bias before it (5 vectors, one LoadWeight of 5) and its
 // MatMul overwrites. Before the second, one zero vector from the zero block
 // (DRAM1 37) clears the slot's bias row; each other tile then moves only its
@@ -25,15 +29,19 @@
 // CHECK-NEXT: "lir.data_move"() {{{.*}}address = 37 : i64, local = 19 : i64, {{.*}}size = 6 : i64, source = "dram1"
 // CHECK-NEXT: "lir.data_move"() {{{.*}}address = 0 : i64, local = 25 : i64, {{.*}}size = 5 : i64, source = "dram1"
 // CHECK-NEXT: "lir.load_weight"() {local = 25 : i64, local_stride = 1 : i64, size = 5 : i64, zeroes = false}
-// CHECK-NEXT: "lir.matmul"() {accumulate = false, accumulator = 0 : i64, accumulator_stride = 1 : i64, local = 0 : i64, local_stride = 1 : i64, size = 13 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = false, accumulator = 0 : i64, accumulator_stride = 1 : i64, local = 0 : i64, local_stride = 1 : i64, size = 3 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = false, accumulator = 5 : i64, accumulator_stride = 1 : i64, local = 5 : i64, local_stride = 1 : i64, size = 3 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = false, accumulator = 10 : i64, accumulator_stride = 1 : i64, local = 10 : i64, local_stride = 1 : i64, size = 3 : i64, zeroes = false}
 // CHECK-NEXT: "lir.data_move"() {{{.*}}address = 37 : i64, local = 25 : i64, {{.*}}size = 1 : i64, source = "dram1"
 // CHECK-NEXT: "lir.data_move"() {{{.*}}address = 5 : i64, local = 26 : i64, {{.*}}size = 4 : i64, source = "dram1"
 // CHECK-NEXT: "lir.load_weight"() {local = 25 : i64, local_stride = 1 : i64, size = 5 : i64, zeroes = false}
-// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 0 : i64, accumulator_stride = 1 : i64, local = 1 : i64, local_stride = 1 : i64, size = 13 : i64, zeroes = false}
-// CHECK-COUNT-6: "lir.matmul"() {accumulate = true
+// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 5 : i64, accumulator_stride = 1 : i64, local = 6 : i64, local_stride = 1 : i64, size = 3 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 10 : i64, accumulator_stride = 1 : i64, local = 11 : i64, local_stride = 1 : i64, size = 3 : i64, zeroes = false}
+// CHECK-COUNT-15: "lir.matmul"() {accumulate = true
 // CHECK: "lir.data_move"() {{{.*}}address = 33 : i64, local = 26 : i64, {{.*}}size = 4 : i64, source = "dram1"
 // CHECK-NEXT: "lir.load_weight"() {local = 25 : i64, {{.*}}size = 5 : i64, zeroes = false}
-// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 0 : i64, accumulator_stride = 1 : i64, local = 12 : i64, local_stride = 1 : i64, size = 13 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 0 : i64, accumulator_stride = 1 : i64, local = 12 : i64, local_stride = 1 : i64, size = 2 : i64, zeroes = false}
+// CHECK-NEXT: "lir.matmul"() {accumulate = true, accumulator = 5 : i64, accumulator_stride = 1 : i64, local = 17 : i64, local_stride = 1 : i64, size = 2 : i64, zeroes = false}
 // Relu: register 1 = 0, then Max(input, register 1) on the 9 valid outputs only.
 // CHECK-NEXT: "lir.simd"() {accumulate = false, dest = 1 : i64, left = 0 : i64, op = "zero", read = -1 : i64, right = 0 : i64, write = -1 : i64}
 // CHECK-NEXT: "lir.simd"() {{{.*}}op = "max", read = 0 : i64, right = 1 : i64, write = 0 : i64}

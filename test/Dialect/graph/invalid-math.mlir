@@ -83,3 +83,43 @@ func.func @scatter_nd_index_depth() {
   %3 = "graph.scatter_nd"(%0, %1, %2) {reduction = "none"} : (tensor<2x3xf32>, tensor<1x3xi64>, tensor<1xf32>) -> tensor<2x3xf32>
   return
 }
+
+// -----
+
+func.func @gather_nd_batch_dims_too_many() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<2x1xi64>
+  // expected-error @+1 {{batch_dims 2 must be below the ranks of the input tensor<2x3xf32> and the indices tensor<2x1xi64>}}
+  %2 = "graph.gather_nd"(%0, %1) {batch_dims = 2 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @gather_nd_index_depth() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<2x3xf32>
+  %1 = "graph.placeholder"() {name = "i"} : () -> tensor<2x3xi64>
+  // expected-error @+1 {{index tuples of 3 do not fit the input's rank 2 after 0 batch dimensions}}
+  %2 = "graph.gather_nd"(%0, %1) {batch_dims = 0 : i64} : (tensor<2x3xf32>, tensor<2x3xi64>) -> tensor<2xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_grid_of_another_rank() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<1x2x3x4xf32>
+  %1 = "graph.placeholder"() {name = "g"} : () -> tensor<1x5x6x3xf32>
+  // expected-error @+1 {{the grid tensor<1x5x6x3xf32> must be real, of shape (N, *output, 2) with N = 1}}
+  %2 = "graph.grid_sample"(%0, %1) {align_corners = false, mode = "linear", padding_mode = "zeros"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x3xf32>) -> tensor<1x2x5x6xf32>
+  return
+}
+
+// -----
+
+func.func @grid_sample_unknown_mode() {
+  %0 = "graph.placeholder"() {name = "a"} : () -> tensor<1x2x3x4xf32>
+  %1 = "graph.placeholder"() {name = "g"} : () -> tensor<1x5x6x2xf32>
+  // expected-error @+1 {{mode must be one of 'linear', 'nearest', 'cubic', got 'bilinear'}}
+  %2 = "graph.grid_sample"(%0, %1) {align_corners = false, mode = "bilinear", padding_mode = "zeros"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
+  return
+}

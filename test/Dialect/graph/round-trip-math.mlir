@@ -70,6 +70,14 @@ func.func @math_ops() {
   %e1 = "graph.scatter_nd"(%x, %k, %x) {reduction = "none"} : (tensor<2x3xf32>, tensor<2x1xi64>, tensor<2x3xf32>) -> tensor<2x3xf32>
   // CHECK-NEXT: "graph.top_k"(%{{[0-9#]+}}) {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
   %t:2 = "graph.top_k"(%x) {axis = 1 : i64, k = 2 : i64, largest = true} : (tensor<2x3xf32>) -> (tensor<2x2xf32>, tensor<2x2xi64>)
+  // CHECK-NEXT: "graph.gather_nd"(%{{[0-9#]+}}, %{{[0-9#]+}}) {batch_dims = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  %g = "graph.gather_nd"(%x, %k) {batch_dims = 1 : i64} : (tensor<2x3xf32>, tensor<2x1xi64>) -> tensor<2xf32>
+  // CHECK-NEXT: "graph.placeholder"() {name = "image"} : () -> tensor<1x2x3x4xf32>
+  %image = "graph.placeholder"() {name = "image"} : () -> tensor<1x2x3x4xf32>
+  // CHECK-NEXT: "graph.placeholder"() {name = "grid"} : () -> tensor<1x5x6x2xf32>
+  %grid = "graph.placeholder"() {name = "grid"} : () -> tensor<1x5x6x2xf32>
+  // CHECK-NEXT: "graph.grid_sample"(%{{[0-9#]+}}, %{{[0-9#]+}}) {align_corners = false, mode = "cubic", padding_mode = "reflection"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
+  %s = "graph.grid_sample"(%image, %grid) {align_corners = false, mode = "cubic", padding_mode = "reflection"} : (tensor<1x2x3x4xf32>, tensor<1x5x6x2xf32>) -> tensor<1x2x5x6xf32>
   // CHECK-NEXT: return
   return
 }

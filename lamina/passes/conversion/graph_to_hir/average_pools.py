@@ -35,8 +35,8 @@ from lamina.dialects.types import spec_of
 def rewrite_average_pools(ops: list[ir.Operation], data_type: DataType, calibrated: bool = False) -> bool:
     """Rewrite every average pool of `ops` (in place); whether any was rewritten. `calibrated`: also correct
     the count's rounded reciprocal (module docstring)."""
-    pools = [op for op in ops if op.name == "graph.avg_pool" and _window_area(op) > 1
-             and not GRAPH.view(op).attr("ceil_mode") and spec_of(op.operands[0].type).rank == 4]
+    pools = [op for op in ops if op.name == "graph.avg_pool" and spec_of(op.operands[0].type).rank == 4
+             and _window_area(op) > 1 and not GRAPH.view(op).attr("ceil_mode")]  # 1-D and 3-D pools: the host's
     for pool in pools:
         _rewrite(pool, data_type, calibrated)
     return bool(pools)

@@ -8,7 +8,9 @@ symmetric-with-power-of-two-scale schema on a fixed-point array:
 - weights and per-channel constants: the largest binary point at which their
   largest magnitude fits (from the data itself);
 - activations: from the largest magnitude the float graph reaches on the
-  calibration samples, times HEADROOM (inputs the samples did not cover).
+  calibration samples, times HEADROOM (inputs the samples did not cover);
+  a value the host computes beyond every format (-inf attention masks) takes
+  the widest and saturates.
 
 An average pool's group also holds the window sums (area x the input's
 largest magnitude), which the array forms before it scales them.
@@ -107,7 +109,7 @@ def seeded_samples(specs: Mapping[str, TensorSpec], count: int, seed: int) -> li
     get zeros: the one value every index input accepts."""
     def sample(rng: np.random.Generator, spec: TensorSpec) -> np.ndarray:
         if np.issubdtype(spec.dtype, np.floating):
-            return rng.random(spec.shape, np.float32)
+            return rng.random(spec.shape, np.float32).astype(spec.dtype)  # f64 models get f64 samples
         return np.zeros(spec.shape, spec.dtype)
 
     return [{name: sample(np.random.default_rng(seed + k), spec) for name, spec in specs.items()}
@@ -153,9 +155,10 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
                     magnitude[result] = ranges.get(result, 0.0)
             continue
         result = op.results[0]
+        if verdicts.get(op) is not None:  # the host computes it and converts into the value's own format
+            magnitude.update((value, _saturating(ranges.get(value, 0.0), data_type)) for value in op.results)
+            continue
         magnitude.update((value, ranges.get(value, 0.0)) for value in op.results)
-        if verdicts.get(op) is not None:
-            continue  # the host computes it and converts into the value's own format
         activations = [v for v in op.operands if not is_constant_view(v)]
         constants = [v for v in op.operands if is_constant_view(v)]
         name = op_name(op)
@@ -195,6 +198,13 @@ def calibrate(ops: list[ir.Operation], verdicts: Mapping[ir.Operation, str | Non
                 points[root] = product_point
                 changed = True
     return Formats(data_type, True, {value: points[groups.find(value)] for value in magnitude})
+
+
+def _saturating(magnitude: float, data_type: DataType) -> float:
+    """A host-computed value's range, where no format holds it (an attention mask of -inf or the float minimum)
+    the widest format's: the host's conversion saturates it, as a mask needs (softmax gives it weight 0)."""
+    widest = data_type.maximum / HEADROOM
+    return magnitude if magnitude <= widest else widest
 
 
 def _node(op: ir.Operation) -> str:

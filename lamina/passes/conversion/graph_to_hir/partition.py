@@ -171,7 +171,11 @@ def _copy(op: ir.Operation, mapping: dict[ir.Value, ir.Value]) -> list[ir.Value]
 def host_interface(text: str, context: ir.Context, source: str = "host segment"
                    ) -> tuple[list[str], list[str], Counter]:
     """(names read, names written, op counts) of a host segment's module; `source` names it in errors."""
-    module = parse_module(text, context, source)
+    return module_interface(parse_module(text, context, source))
+
+
+def module_interface(module: ir.Operation) -> tuple[list[str], list[str], Counter]:
+    """(names read, names written, op counts) of a host segment's module, parsed."""
     reads, writes, counts = [], [], Counter()
     for op in body_ops(module):
         name = op_name(op)

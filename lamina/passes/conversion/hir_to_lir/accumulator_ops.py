@@ -18,18 +18,20 @@ pass over the unit's valid positions, with register 1 set up first:
   into the output region and added to with SIMD.
 
 Saves move the valid positions accumulators -> local -> DRAM0, rolled into
-one instruction per contiguous run.
+one instruction per contiguous run; a Vars that stays in local memory
+(`residency.py`) is written to, and read from, its planes there instead.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from lamina.target.tcu.program import ConfigRegister, DataMoveKind, SimdOp
+from lamina.target.tcu.program import INSTRUCTION, ConfigRegister, DataMoveKind, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .errors import ScheduleError
 from .layers import Elementwise, Save, Vars
+from .residency import Residency, load_vars
 from .units import Layout, Unit
 
 SIMD_OPS = {"add": SimdOp.ADD, "sub": SimdOp.SUBTRACT, "mul": SimdOp.MULTIPLY, "max": SimdOp.MAX,
@@ -88,11 +90,12 @@ def allocate_regions(first_temp: str, ops: list) -> tuple[dict[str, int], int]:
 class AccumulatorOps:
     """Emits a layer's accumulator ops and saves for each unit."""
 
-    def __init__(self, emitter: Emitter, layout: Layout, regions: dict[str, int]):
+    def __init__(self, emitter: Emitter, layout: Layout, regions: dict[str, int], residency: Residency):
         self.emitter = emitter
         self.builder = emitter.builder
         self.layout = layout
         self.regions = regions
+        self.residency = residency
 
     def base(self, temp: str) -> int:
         if temp not in self.regions:  # a HIR op reading a temp no earlier op of its layer produced
@@ -120,18 +123,33 @@ class AccumulatorOps:
 
     def _per_vector(self, op: SimdOp, unit: Unit, read: int, write: int, *, swap: bool = False) -> None:
         left, right = (REGISTER, 0) if swap else (0, REGISTER)
-        for p in unit.positions.tolist():
-            self.builder.simd(op, left=left, right=right, read=read + p, write=write + p)
+        self.emitter.append(self.builder.simd_block(op, left=left, right=right, read=read + unit.positions,
+                                                    write=write + unit.positions))
+
+    def _through_register(self, source: int, op: SimdOp, unit: Unit, read: int, write: int, *,
+                          register_left: bool = False) -> None:
+        """Per vector: register 1 = source[p], then write[p] = op(read[p], register) (or op(register, read[p]))."""
+        positions, builder = unit.positions, self.builder
+        left, right = (REGISTER, 0) if register_left else (0, REGISTER)
+        pairs = np.empty((len(positions), 2), INSTRUCTION)
+        pairs[:, 0] = builder.simd_block(SimdOp.MOVE, read=source + positions, dest=REGISTER)
+        pairs[:, 1] = builder.simd_block(op, left=left, right=right, read=read + positions, write=write + positions)
+        self.emitter.append(pairs.reshape(-1))
 
     def _load_vars(self, source: Vars, unit: Unit, destination: int, accumulate: bool) -> None:
-        staging = self.layout.staging + np.arange(len(unit.positions))
-        self.emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, staging, source.addresses(unit.tile, unit.pixels))
         kind = DataMoveKind.LOCAL_TO_ACC_ACCUMULATE if accumulate else DataMoveKind.LOCAL_TO_ACC
-        self.emitter.transfer(kind, staging, destination + unit.positions)
+        load_vars(self.emitter, source, self.residency.of(source), unit.tile, unit.pixels,
+                  self.layout.staging + np.arange(len(unit.positions)), destination + unit.positions, kind)
 
     # -- ops -----------------------------------------------------------------------------
 
     def save(self, op: Save, unit: Unit) -> None:
+        planes = self.residency.of(op.output)
+        if planes is not None:  # straight into the planes its reader addresses; pixels it never reads are dropped
+            stored, local = planes.addresses(unit.tile, unit.pixels)
+            self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, local[stored],
+                                  self.base(op.input) + unit.positions[stored])
+            return
         staging = self.layout.staging + np.arange(len(unit.positions))
         self.emitter.transfer(DataMoveKind.ACC_TO_LOCAL, staging, self.base(op.input) + unit.positions)
         self.emitter.transfer(DataMoveKind.LOCAL_TO_DRAM0, staging, op.output.addresses(unit.tile, unit.pixels))
@@ -144,7 +162,7 @@ class AccumulatorOps:
             self._register(op.constant + unit.tile)
             self._per_vector(SIMD_OPS[op.op], unit, self.base(op.operands[0]), out, swap=op.swap)
         elif op.op == "relu":
-            self.builder.simd(SimdOp.ZERO, dest=REGISTER)
+            self.emitter.append(self.builder.simd_block(SimdOp.ZERO, dest=REGISTER))
             self._per_vector(SimdOp.MAX, unit, self.base(op.operands[0]), out)
         elif op.op == "clip":
             low, high = op.params
@@ -156,9 +174,7 @@ class AccumulatorOps:
             x, scratch = self.base(op.operands[0]), self.layout.region_base(self.layout.regions - 1)
             self._register(self._constant(op.params[0]))
             self._per_vector(SimdOp.MULTIPLY, unit, x, scratch)
-            for p in unit.positions.tolist():
-                self.builder.simd(SimdOp.MOVE, read=scratch + p, dest=REGISTER)
-                self.builder.simd(SimdOp.MAX, right=REGISTER, read=x + p, write=out + p)
+            self._through_register(scratch, SimdOp.MAX, unit, x, out)
         else:
             self._binary(op, unit, out)
 
@@ -171,10 +187,6 @@ class AccumulatorOps:
                 return
             # out = rhs (loaded), then out = lhs op out, reading lhs into the register
             self._load_vars(rhs, unit, out, accumulate=False)
-            for p in unit.positions.tolist():
-                self.builder.simd(SimdOp.MOVE, read=self.base(lhs) + p, dest=REGISTER)
-                self.builder.simd(simd_op, left=REGISTER, right=0, read=out + p, write=out + p)
+            self._through_register(self.base(lhs), simd_op, unit, out, out, register_left=True)
             return
-        for p in unit.positions.tolist():
-            self.builder.simd(SimdOp.MOVE, read=self.base(rhs) + p, dest=REGISTER)
-            self.builder.simd(simd_op, right=REGISTER, read=self.base(lhs) + p, write=out + p)
+        self._through_register(self.base(rhs), simd_op, unit, self.base(lhs), out)

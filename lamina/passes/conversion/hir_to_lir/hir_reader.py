@@ -7,12 +7,13 @@ from mlir import ir
 
 from lamina.target.tcu.architecture import Architecture
 from lamina.dialects.diagnostics import format_location
-from lamina.dialects.hir import HIR, binary_point_of, rounding_shift
+from lamina.dialects.hir import HIR, OUTPUTS_ATTRIBUTE, binary_point_of, interface_of, rounding_shift
 from lamina.dialects.hir_architecture import architecture_of
 from lamina.dialects.irdl import IN_PLACE, MEMORY_OBJECT
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of
 
+from .emitter import SCHEDULER_CONSTS_RESERVE
 from .errors import ScheduleError
 from .layers import ConstsImage, Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save, Vars
 
@@ -60,10 +61,14 @@ class _Objects:
                 raise ScheduleError("hir.consts", f"a consts object on page {page} at base {base} is outside its "
                                     f"page's region (pages > 0 below vector {region}, page 0 above)")
             ends[page] = max(ends[page], base + len(value))
-        images = [np.zeros((end - start, self.lanes), np.int64) for start, end in zip(starts, ends)]
+        # page 0 is allocated with the scheduler's reserve after it, so its constants append without a copy
+        room = [SCHEDULER_CONSTS_RESERVE] + [0] * pages
+        buffers = [np.zeros((end - start + extra, self.lanes), np.int64)
+                   for start, end, extra in zip(starts, ends, room)]
         for page, base, value in consts:
-            images[page][base - starts[page]:base - starts[page] + len(value)] = value
-        return [ConstsImage(page, start, image) for page, (start, image) in enumerate(zip(starts, images))]
+            buffers[page][base - starts[page]:base - starts[page] + len(value)] = value
+        return [ConstsImage(page, start, buffer[:end - start], buffer)
+                for page, (start, end, buffer) in enumerate(zip(starts, ends, buffers))]
 
     def page_of(self, op: ir.Operation) -> int:
         """The consts page an op reads (0 when it reads resident consts only)."""
@@ -125,4 +130,5 @@ def read_program(module: ir.Operation) -> tuple[Program, Architecture]:
                                     "a layer's weights are on one page", location=op.location)
             layer.page = layer.page or page
             layer.ops.append(_layer_op(op, objects))
-    return Program(steps, objects.images()), arch
+    outputs = frozenset(interface_of(module)[1]) if OUTPUTS_ATTRIBUTE in module.attributes else None
+    return Program(steps, objects.images(), outputs), arch

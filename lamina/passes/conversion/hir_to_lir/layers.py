@@ -124,10 +124,19 @@ class ConstsImage:
     page: int
     base: int
     image: np.ndarray  # (V, N) storage integers from DRAM1 vector `base`
+    room: np.ndarray | None = field(default=None, compare=False, repr=False)  # a buffer `image` starts, if any
 
     @property
     def end(self) -> int:
         return self.base + len(self.image)
+
+    def extended(self, tail: np.ndarray) -> ConstsImage:
+        """This image with `tail` appended: in `room` when it holds both (no copy of the image), else a copy."""
+        size = len(self.image) + len(tail)
+        if self.room is not None and len(self.room) >= size:
+            self.room[len(self.image):size] = tail
+            return ConstsImage(self.page, self.base, self.room[:size])
+        return ConstsImage(self.page, self.base, np.concatenate([self.image, tail]))
 
 
 @dataclass
@@ -136,3 +145,4 @@ class Program:
 
     steps: list  # Layer | HostSegment
     consts: list[ConstsImage]
+    outputs: frozenset[str] | None = None  # the model's output names; None: unknown (no Vars stays in local memory)

@@ -25,12 +25,17 @@ from dataclasses import dataclass
 import numpy as np
 
 from lamina.target.tcu.data_layout import as_nchw, channel_tiles
-from lamina.target.tcu.program import DataMoveKind
+from lamina.target.tcu.program import INSTRUCTION, DataMoveKind, MatMulFlag, Opcode
 from lamina.dialects.hir import matmul_weight_offsets
 
 from .emitter import Emitter
 from .layers import ConstsImage, MatMul
+from .residency import Planes
 from .units import Layout, Unit
+
+_DATA_MOVE, _LOAD_WEIGHT, _MATMUL = int(Opcode.DATA_MOVE), int(Opcode.LOAD_WEIGHT), int(Opcode.MATMUL)
+_ACCUMULATE = int(MatMulFlag.ACCUMULATE)
+_TILES_PER_CHUNK = 4096  # weight tiles the true-MAC count reads at once
 
 
 @dataclass
@@ -58,6 +63,7 @@ class MatMulProducer:
         # per (co_t, kh, kw, ci_t): DRAM1 address of the tile's first weight row, or -1 if absent
         offsets, _ = matmul_weight_offsets(op.tile_slots, self.co_tiles, self.lanes)
         self.tile_addresses = np.where(offsets >= 0, op.weights_base + offsets, -1)
+        self.resident: Planes | None = None  # the input's planes when it stays in local memory (residency.py)
 
     # -- sizes -------------------------------------------------------------------------
 
@@ -70,7 +76,14 @@ class MatMulProducer:
     def sizes(self, rows: int) -> tuple[int, int, int]:
         """(producer local, producer accumulators, region) for bands of `rows` output rows."""
         weight_slot = self.lanes + 1
-        return self.input_vectors(rows) + weight_slot, 0, (rows - 1) * self.plane_width + self.out_w
+        planes = 0 if self.resident else self.input_vectors(rows)
+        return planes + weight_slot, 0, (rows - 1) * self.plane_width + self.out_w
+
+    def planes(self) -> Planes:
+        """The whole input as the zero-padded phase planes a band reads (at local address 0)."""
+        op = self.op
+        return Planes(0, self.images, self.ci_tiles, self.height, self.width, tuple(self.phases), op.strides,
+                      op.pads[:2], self.plane_rows(self.out_h), self.plane_width, self._needed(self.out_h, self.out_h))
 
     def partitions(self, rows: int) -> int:
         return self.stages(rows) * self.co_tiles
@@ -84,24 +97,26 @@ class MatMulProducer:
         n = self.lanes
         kh, kw = self.op.kernel
         addresses = self.tile_addresses.reshape(self.co_tiles, kh * kw, self.ci_tiles)
-        real_taps = self._real_taps().reshape(kh * kw)
+        present = addresses >= 0
         ci, co = self.channels
-        macs = 0
-        for co_t in range(self.co_tiles):
-            real_co = min(n, co - co_t * n)
-            for ci_t in range(self.ci_tiles):
-                real_ci = min(n, ci - ci_t * n)
-                starts = addresses[co_t, :, ci_t]
-                present = starts >= 0
-                if not present.any():
-                    continue
-                rows = starts[present][:, None] - self.consts.base + np.arange(n)
-                tiles = self.consts.image[rows]  # (pixels, ci lane, co lane)
-                nonzero = (tiles[:, :real_ci, :real_co] != 0).any(axis=0).sum()
-                real = real_ci * real_co
-                per_pixel = real if 2 * nonzero > real else int(nonzero)
-                macs += per_pixel * int(real_taps[present].sum())
-        return macs * self.images
+        # lanes of (co_t, ci_t, ci lane, co lane) with a non-zero weight at some present kernel pixel
+        nonzero = np.zeros((self.co_tiles, self.ci_tiles, n, n), bool)
+        for pixel in range(kh * kw):
+            co_t, ci_t = np.nonzero(present[:, pixel, :])
+            for chunk in range(0, len(co_t), _TILES_PER_CHUNK):  # bounded memory on large fully-connected layers
+                o, c = co_t[chunk:chunk + _TILES_PER_CHUNK], ci_t[chunk:chunk + _TILES_PER_CHUNK]
+                rows = addresses[o, pixel, c][:, None] - self.consts.base + np.arange(n)
+                nonzero[o, c] |= self.consts.image[rows] != 0
+        real_ci = np.minimum(n, ci - np.arange(self.ci_tiles) * n)
+        real_co = np.minimum(n, co - np.arange(self.co_tiles) * n)
+        lane = np.arange(n)
+        real_lanes = (lane[None, None, :, None] < real_ci[None, :, None, None]) \
+            & (lane[None, None, None, :] < real_co[:, None, None, None])
+        counted = (nonzero & real_lanes).sum(axis=(2, 3))
+        real = real_co[:, None] * real_ci[None, :]
+        per_pixel = np.where(2 * counted > real, real, counted)
+        taps = np.einsum("okc,k->oc", present.astype(np.int64), self._real_taps().reshape(kh * kw))
+        return int((per_pixel * taps).sum()) * self.images
 
     def _real_taps(self) -> np.ndarray:
         """[kh, kw]: how many outputs of one image read a real (not zero-padding) input pixel through
@@ -124,18 +139,35 @@ class MatMulProducer:
 
     def emit(self, emitter: Emitter, layout: Layout, rows: int, region: int):
         """Emit every stage; yield each output channel tile once it is in the accumulators."""
-        known_zero = np.zeros(self.input_vectors(rows), bool)  # input positions holding zeros already
-        weight_slot = self.input_vectors(rows)
         output = layout.region_base(region)
+        resident = self.resident
+        if resident is None:
+            known_zero = np.zeros(self.input_vectors(rows), bool)  # input positions holding zeros already
+            weight_slot = self.input_vectors(rows)
+        else:
+            weight_slot = 0
+        computes: dict[tuple[int, int], list] = {}  # (band rows, first row) -> per co_t (head, tail)
         for image in range(self.images):
             for first_row in range(0, self.out_h, rows):
                 band = min(rows, self.out_h - first_row)
-                self._load_band(emitter, image, first_row, band, rows, known_zero)
-                for co_t in range(self.co_tiles):
-                    self._compute(emitter, co_t, band, rows, weight_slot, output)
-                    r, wo = np.divmod(np.arange(band * self.out_w), self.out_w)
-                    yield Unit(co_t, r * self.plane_width + wo,
-                               ((image * self.out_h + first_row + r) * self.out_w + wo))
+                r, wo = np.divmod(np.arange(band * self.out_w), self.out_w)
+                positions = r * self.plane_width + wo
+                pixels = (image * self.out_h + first_row + r) * self.out_w + wo
+                if resident is not None:  # the MatMuls read the resident planes in place
+                    blocks = self._computes(emitter, band, output, weight_slot, resident.plane(image, 0, 0),
+                                            resident.rows, first_row, first_row)
+                else:
+                    self._load_band(emitter, image, first_row, band, rows, known_zero)
+                    if (band, first_row) not in computes:
+                        computes[band, first_row] = self._computes(emitter, band, output, weight_slot, 0,
+                                                                   self.plane_rows(rows), 0, first_row)
+                    blocks = computes[band, first_row]
+                for co_t, (head, tail) in enumerate(blocks):
+                    emitter.append(head)
+                    if len(tail):  # the tiles after the first need a zero bias row in the slot
+                        emitter.zero_vector(weight_slot)
+                        emitter.append(tail)
+                    yield Unit(co_t, positions, pixels)
 
     def _load_band(self, emitter: Emitter, image: int, first_row: int, band: int, rows: int,
                    known_zero: np.ndarray) -> None:
@@ -176,41 +208,70 @@ class MatMulProducer:
                 needed[p, a:a + band, b:b + self.out_w] = True
         return needed
 
-    def _compute(self, emitter: Emitter, co_t: int, band: int, rows: int, weight_slot: int, output: int) -> None:
-        op, builder = self.op, emitter.builder
+    def _computes(self, emitter: Emitter, band: int, output: int, weight_slot: int, planes: int, plane_rows: int,
+                  plane_row: int, first_row: int) -> list[tuple[np.ndarray, np.ndarray]]:
+        """Per output channel tile, the instructions over the band of `band` output rows from `first_row`,
+        whose input planes (plane_rows rows each, the band's first at `plane_row`) start at local `planes`:
+        per present tile in (kh, kw, ci_t) order, its weights into the slot (`_tile_moves`), LoadWeight of
+        N+1, and its MatMuls (`_matmul_spans`), the first tile overwriting, the others accumulating. Split
+        after the first tile: (first, the others)."""
+        op, builder, n = self.op, emitter.builder, self.lanes
         (kh, kw), (sh, sw), (dh, dw) = op.kernel, op.strides, op.dilations
-        plane_rows = self.plane_rows(rows)
-        size = (band - 1) * self.plane_width + self.out_w
-        loaded = 0  # tiles of this co_t loaded so far
-        for i in range(kh):
-            for j in range(kw):
-                p = self.phases.index(((i * dh) % sh, (j * dw) % sw))
-                a, b = (i * dh) // sh, (j * dw) // sw
-                for ci_t in range(self.ci_tiles):
-                    address = self.tile_addresses[((co_t * kh + i) * kw + j) * self.ci_tiles + ci_t]
-                    if address < 0:
-                        continue
-                    self._load_tile(emitter, int(address), loaded, weight_slot)
-                    plane = (ci_t * len(self.phases) + p) * plane_rows
-                    builder.matmul((plane + a) * self.plane_width + b, output, size, accumulate=loaded > 0)
-                    loaded += 1
+        addresses = self.tile_addresses.reshape(self.co_tiles, kh, kw, self.ci_tiles)
+        co_t, i, j, ci_t = np.nonzero(addresses >= 0)
+        phase_of = np.array([[self.phases.index(((a * dh) % sh, (b * dw) % sw)) for b in range(kw)]
+                             for a in range(kh)], np.int64)
+        local = planes + (((ci_t * len(self.phases) + phase_of[i, j]) * plane_rows + plane_row + (i * dh) // sh)
+                          * self.plane_width + (j * dw) // sw)
+        first = np.ones(len(co_t), bool)
+        first[1:] = co_t[1:] != co_t[:-1]
+        tile, offset, size = self._matmul_spans(band, first_row, i, j, first)
+        kept = first | (np.bincount(tile, minlength=len(co_t)) > 0)  # a tile reading only padding is skipped
+        count = 2 * kept + np.bincount(tile, minlength=len(co_t))
+        start = np.cumsum(count) - count  # each kept tile's first record
+        records = np.empty(int(count.sum()), INSTRUCTION)
+        records[start[kept]] = self._tile_moves(emitter, addresses[co_t, i, j, ci_t], first, weight_slot)[kept]
+        records[start[kept] + 1] = builder.records(_LOAD_WEIGHT, 0, weight_slot, 0, n, 0, 0)
+        within = np.arange(len(tile)) - np.repeat(np.cumsum(count - 2 * kept) - (count - 2 * kept), count - 2 * kept)
+        records[start[tile] + 2 + within] = builder.records(
+            _MATMUL, np.where(first[tile], 0, _ACCUMULATE), local[tile] + offset, 0, output + offset, 0, size - 1)
+        heads = np.flatnonzero(first)
+        ends = np.append(start[heads[1:]], len(records))
+        return [(records[start[h]:start[h] + count[h]], records[start[h] + count[h]:end])
+                for h, end in zip(heads.tolist(), ends.tolist())]
 
-    def _load_tile(self, emitter: Emitter, address: int, loaded: int, weight_slot: int) -> None:
-        """Put the tile whose weight rows start at DRAM1 `address` into the array, bias in row 0.
+    def _matmul_spans(self, band: int, first_row: int, i: np.ndarray, j: np.ndarray, first: np.ndarray
+                      ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """The MatMuls of each tile over the band, as (tile, offset in the planes and the region, size).
 
-        The slot holds a bias row then N weight rows, pushed by one LoadWeight of N+1 (LoadWeight
-        pushes from the highest address down; the last push, the bias row, becomes row 0). The
-        first tile of a co_t (`loaded` == 0) has its bias vector right before it in DRAM1: one
-        DataMove of N+1 fills the slot. The others need a zero bias row, which DRAM1 does not
-        store: the second zeroes the slot's bias row from the zero block once, and each moves
-        only its N rows. Against tiles stored with their bias rows: one DataMove vector fewer per
-        tile, one 1-vector DataMove more per co_t, and the MatMul still follows a LoadWeight.
+        When the planes are wider than the output (garbage columns), one MatMul per output row over its
+        valid columns: a MatMul after a MatMul pays no fill. A tile that accumulates (not the first of
+        its co_t) adds exactly nothing where its kernel pixel reads zero padding (zero inputs, zero bias
+        row), so its rows and columns there are left out; the first overwrites, so it covers every
+        output. Otherwise one MatMul over the whole band, garbage columns included."""
+        out_w, width = self.out_w, self.plane_width
+        if width == out_w:
+            tiles = np.arange(len(i))
+            return tiles, np.zeros(len(i), np.int64), np.full(len(i), (band - 1) * width + out_w, np.int64)
+        (sh, sw), (dh, dw), (top, left) = self.op.strides, self.op.dilations, self.op.pads[:2]
+        rows = (first_row + np.arange(band))[None, :] * sh + (i * dh)[:, None] - top  # input row per output row
+        low = np.where(first, 0, np.clip(-(-(left - j * dw) // sw), 0, out_w))
+        high = np.where(first, out_w, np.clip((self.width - 1 + left - j * dw) // sw + 1, 0, out_w))
+        valid = first[:, None] | ((rows >= 0) & (rows < self.height) & (high > low)[:, None])
+        tile, row = np.nonzero(valid)
+        return tile, row * width + low[tile], (high - low)[tile]
+
+    def _tile_moves(self, emitter: Emitter, addresses: np.ndarray, first: np.ndarray, weight_slot: int) -> np.ndarray:
+        """The DataMove putting each tile's rows into the weight slot (bias row in the slot's first vector).
+
+        LoadWeight pushes from the highest address down; the last push, the bias row, becomes row 0.
+        The first tile of a co_t has its bias vector right before it in DRAM1: one DataMove of N+1
+        fills the slot. The others need a zero bias row, which DRAM1 does not store: `emit` zeroes
+        the slot's bias row from the zero block once, before the second, and each moves only its N
+        rows. Against tiles stored with their bias rows: one DataMove vector fewer per tile, one
+        1-vector DataMove more per co_t, and the MatMul still follows a LoadWeight.
         """
-        builder, n = emitter.builder, self.lanes
-        if loaded == 0:
-            builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, weight_slot, address - 1, n + 1)
-        else:
-            if loaded == 1:
-                emitter.zero_fill(np.array([weight_slot]))
-            builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, weight_slot + 1, address, n)
-        builder.load_weight(weight_slot, n + 1)
+        n = self.lanes
+        return emitter.builder.records(_DATA_MOVE, int(DataMoveKind.DRAM1_TO_LOCAL),
+                                       np.where(first, weight_slot, weight_slot + 1), 0,
+                                       np.where(first, addresses - 1, addresses), 0, np.where(first, n, n - 1))

@@ -19,10 +19,11 @@ import numpy as np
 
 from lamina.target.tcu.data_layout import as_nchw, channel_tiles
 from lamina.target.tcu.fixed_point import scale_factors
-from lamina.target.tcu.program import ConfigRegister, DataMoveKind, SimdOp
+from lamina.target.tcu.program import ConfigRegister, DataMoveKind, Opcode, SimdFlag, SimdOp
 
 from .emitter import REGISTER, Emitter
 from .layers import Load, Pool
+from .residency import Planes, load_vars
 from .units import Layout, Unit
 
 
@@ -41,6 +42,7 @@ class PoolProducer:
         self.smallest_stage = "one output row of one channel tile"
         self.factors = self._factor_lists()
         self.factor_values = sorted({f for fs in self.factors.values() for f in fs})
+        self.resident: Planes | None = None  # the input's planes when it stays in local memory (residency.py)
 
     def _window(self, ho: int, wo: int) -> list[tuple[int, int]]:
         """In-bounds input pixels (h, w) of output (ho, wo), in (kh, kw) order."""
@@ -80,13 +82,12 @@ class PoolProducer:
         return 0
 
     def emit(self, emitter: Emitter, layout: Layout, rows: int, region: int):
-        builder = emitter.builder
         band_input = self.input_rows(rows) * self.width
         factor_address = {}
         for k, value in enumerate(self.factor_values):
             factor_address[value] = band_input + k
-            builder.data_move(DataMoveKind.DRAM1_TO_LOCAL, 0, emitter.consts.broadcast(value), 1)
-            builder.data_move(DataMoveKind.LOCAL_TO_ACC, 0, band_input + k, 1)
+            emitter.data_move(DataMoveKind.DRAM1_TO_LOCAL, 0, emitter.consts.broadcast(value), 1)
+            emitter.data_move(DataMoveKind.LOCAL_TO_ACC, 0, band_input + k, 1)
         output = layout.region_base(region)
         for tile in range(self.tiles):
             for image in range(self.images):
@@ -95,33 +96,62 @@ class PoolProducer:
                     low, high = self._input_rows(first_row, band)
                     count = (high - low) * self.width
                     pixels = (image * self.height + low) * self.width + np.arange(count)
-                    emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, np.arange(count),
-                                     self.load.input.addresses(tile, pixels))
-                    emitter.transfer(DataMoveKind.LOCAL_TO_ACC, np.arange(count), np.arange(count))
-                    for r in range(band):
-                        for wo in range(self.out_w):
-                            window = [(h - low) * self.width + w for h, w in self._window(first_row + r, wo)]
-                            self._chain(emitter, window, output + r * self.out_w + wo, factor_address)
+                    load_vars(emitter, self.load.input, self.resident, tile, pixels, np.arange(count),
+                               np.arange(count))
+                    self._chains(emitter, low, first_row, band, output, factor_address)
                     positions = np.arange(band * self.out_w)
                     yield Unit(tile, positions, (image * self.out_h + first_row) * self.out_w + positions)
 
-    def _chain(self, emitter: Emitter, window: list[int], out: int, factor_address: dict[int, int]) -> None:
+    def _chains(self, emitter: Emitter, low: int, first_row: int, band: int, out: int,
+                factor_address: dict[int, int]) -> None:
+        """The SIMD chains of a band's outputs (row-major), one block: per output its window's in-bounds
+        pixels in (kh, kw) order (the first Moves into register 1, the next combine into it), then average
+        pooling's factors (Multiply); the last step writes the output instead of the register."""
         builder = emitter.builder
+        (kh, kw), (sh, sw), (t, l, _, _) = self.pool.kernel, self.pool.strides, self.pool.pads
+        ho = first_row + np.arange(band)[:, None, None, None]
+        wo = np.arange(self.out_w)[None, :, None, None]
+        h = ho * sh - t + np.arange(kh)[None, None, :, None]
+        w = wo * sw - l + np.arange(kw)[None, None, None, :]
+        inside = ((h >= 0) & (h < self.height) & (w >= 0) & (w < self.width)).reshape(band * self.out_w, kh * kw)
+        reads = ((h - low) * self.width + w).reshape(inside.shape)
+        counts = inside.sum(axis=1)
+        area = kh * kw
+        keys = np.full_like(counts, area) if self.pool.count_include_pad else counts
+        factor_lists = {key: [factor_address[f] for f in self.factors[key]] for key in np.unique(keys).tolist()} \
+            if self.pool.kind == "avg" else {}
+        width = max((len(f) for f in factor_lists.values()), default=0)
+        factors = np.full((len(counts), width), -1, np.int64)  # each output's factor addresses, -1 padded
+        for key, addresses in factor_lists.items():
+            factors[keys == key, :len(addresses)] = addresses
+        with_factors = factors >= 0
+        # steps per output: window reads then factor reads, flattened in order
+        read = np.concatenate([reads, factors], axis=1)[np.concatenate([inside, with_factors], axis=1)]
         combine = SimdOp.MAX if self.pool.kind == "max" else SimdOp.ADD
-        factors = []
-        if self.pool.kind == "avg":
-            area = self.pool.kernel[0] * self.pool.kernel[1]
-            factors = self.factors[area if self.pool.count_include_pad else len(window)]
-        # steps: (read address, op, uses register); the last writes `out`, the others write register 1
-        steps = [(window[0], SimdOp.MOVE, False)]
-        steps += [(p, combine, True) for p in window[1:]]
-        steps += [(factor_address[f], SimdOp.MULTIPLY, True) for f in factors]
-        if factors:
-            emitter.round_at(ConfigRegister.SIMD_SHIFT, None)  # the factors are in the data type's format
-        for k, (read, op, with_register) in enumerate(steps):
-            last = k == len(steps) - 1
-            builder.simd(op, right=REGISTER if with_register else 0, read=read,
-                         write=out if last else None, dest=0 if last else REGISTER)
+        op = np.concatenate([np.full(inside.shape, int(combine)), np.full(factors.shape, int(SimdOp.MULTIPLY))],
+                            axis=1)[np.concatenate([inside, with_factors], axis=1)]
+        steps = counts + with_factors.sum(axis=1)
+        first = np.cumsum(steps) - steps
+        last = first + steps - 1
+        op[first] = int(SimdOp.MOVE)
+        right = np.full(len(read), REGISTER)
+        right[first] = 0
+        dest = np.full(len(read), REGISTER)
+        dest[last] = 0
+        write = np.zeros(len(read), np.int64)
+        write[last] = out + np.arange(len(counts))
+        flags = np.full(len(read), int(SimdFlag.READ))
+        flags[last] |= int(SimdFlag.WRITE)
+        block = builder.records(int(Opcode.SIMD), flags, write, 0, read, 0,
+                                builder.simd_word(op, 0, right, dest))
+        factored = np.flatnonzero(with_factors.any(axis=1))
+        if not len(factored):
+            emitter.append(block)
+            return
+        split = first[factored[0]]  # the factors are in the data type's format: set the shift before the first
+        emitter.append(block[:split])
+        emitter.round_at(ConfigRegister.SIMD_SHIFT, None)
+        emitter.append(block[split:])
 
 
 @dataclass
@@ -135,6 +165,7 @@ class LoadProducer:
         self.tiles = channel_tiles(as_nchw(self.load.input.shape)[1], self.lanes)
         self.pixels = self.load.input.pixels
         self.max_rows = self.pixels
+        self.resident: Planes | None = None
         self.smallest_stage = "one vector"
 
     def sizes(self, rows: int) -> tuple[int, int, int]:
@@ -155,7 +186,6 @@ class LoadProducer:
             for first in range(0, self.pixels, rows):
                 pixels = np.arange(first, min(first + rows, self.pixels))
                 positions = pixels - first
-                staging = layout.staging + positions
-                emitter.transfer(DataMoveKind.DRAM0_TO_LOCAL, staging, self.load.input.addresses(tile, pixels))
-                emitter.transfer(DataMoveKind.LOCAL_TO_ACC, staging, output + positions)
+                load_vars(emitter, self.load.input, self.resident, tile, pixels, layout.staging + positions,
+                           output + positions)
                 yield Unit(tile, positions, pixels)

@@ -3,9 +3,12 @@
 Per layer: pick the producer (MatMul, Load, Load + Pool), plan the largest
 band (stage) whose local memory and accumulator needs fit the architecture,
 then emit stage by stage, each output channel tile running the layer's
-accumulator ops and saves. Host segments and consts pages (the host loading
-the next page of weights into DRAM1 before the first layer that reads it)
-cut the stream into accelerator steps of the plan.
+accumulator ops and saves. Before emitting, `residency.py` decides which
+values stay in local memory between layers (from every layer's natural
+plan); a layer reading one is re-planned without input planes. Host
+segments and consts pages (the host loading the next page of weights into
+DRAM1 before the first layer that reads it) cut the stream into accelerator
+steps of the plan.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from .errors import ScheduleError
 from .layers import ConstsImage, Elementwise, HostSegment, Layer, Load, MatMul, Pool, Program, Save
 from .matmul import MatMulProducer
 from .pooling import LoadProducer, PoolProducer
+from .residency import plan_residency
 from .units import Layout
 
 
@@ -94,8 +98,9 @@ def _producer(layer: Layer, arch: Architecture, consts: ConstsImage):
     return producer, rest
 
 
-def _plan(layer: Layer, producer, regions: int, arch: Architecture) -> tuple[int, Layout]:
-    """The most output rows per stage that fit, and the layout; a LaminaError if one row does not fit."""
+def _plan(layer: Layer, producer, regions: int, arch: Architecture, local_budget: int) -> tuple[int, Layout]:
+    """The most output rows per stage that fit (local memory up to `local_budget`), and the layout; a
+    LaminaError if one row does not fit the architecture."""
 
     def layout(rows: int) -> Layout:
         local, acc, region = producer.sizes(rows)
@@ -103,7 +108,7 @@ def _plan(layer: Layer, producer, regions: int, arch: Architecture) -> tuple[int
 
     def fits(rows: int) -> bool:
         candidate = layout(rows)
-        return candidate.local_vectors <= arch.local_depth and candidate.acc_vectors <= arch.accumulator_depth
+        return candidate.local_vectors <= local_budget and candidate.acc_vectors <= arch.accumulator_depth
 
     if not fits(1):
         smallest = layout(1)
@@ -160,26 +165,41 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
         close_range()
         plan.append(step)
 
-    for step in hir.steps:
+    # every layer's producer and natural plan first: residency needs each layer's working area
+    prepared: dict[int, tuple] = {}
+    for position, step in enumerate(hir.steps):
+        if isinstance(step, Layer):
+            producer, ops = _producer(step, arch, hir.consts[step.page])
+            regions, count = allocate_regions(producer_output(step), ops)
+            prepared[position] = (producer, ops, regions, count, *_plan(step, producer, count, arch, arch.local_depth))
+    needs = {position: (layout.local_vectors, layout.local_vectors - _input_planes(producer, rows))
+             for position, (producer, _, _, _, rows, layout) in prepared.items()}
+    residency = plan_residency(hir.steps, needs,
+                               lambda matmul: MatMulProducer(matmul, arch.array_size, hir.consts[0]).planes(),
+                               arch.local_depth, arch.array_size, hir.outputs)
+    for position, step in enumerate(hir.steps):
         if isinstance(step, HostSegment):
             cut({"kind": "host", "segment": step.segment, "module": step.module})
             continue
         if step.page and step.page != loaded_page:
             cut({"kind": "consts", "page": step.page})
             loaded_page = step.page
-        producer, ops = _producer(step, arch, hir.consts[step.page])
-        output = producer_output(step)
-        regions, count = allocate_regions(output, ops)
-        rows, layout = _plan(step, producer, count, arch)
+        producer, ops, regions, count, rows, layout = prepared[position]
+        producer.resident = residency.of(step.ops[0].input)
+        if producer.resident is not None:  # no input planes to load: re-plan below the resident Vars
+            rows, layout = _plan(step, producer, count, arch, residency.budgets[position])
         first = len(emitter)
-        accumulator_ops = AccumulatorOps(emitter, layout, regions)
+        accumulator_ops = AccumulatorOps(emitter, layout, regions, residency)
         if isinstance(step.ops[0], MatMul):
             emitter.round_at(ConfigRegister.ARRAY_SHIFT, step.ops[0].shift)
-        for unit in producer.emit(emitter, layout, rows, regions[output]):
+        for name in residency.starts.get(position, []):
+            emitter.zero_fill(residency.planes[name].padding())
+        for unit in producer.emit(emitter, layout, rows, regions[producer_output(step)]):
             accumulator_ops.run(ops, unit)
+        emitter.flush()
         spans.append((step, producer, rows, layout, first, len(emitter)))
     close_range()
-    program = emitter.builder.build()
+    program = emitter.build()
     cycles = instruction_cycles(program, arch)
     stats = [_layer_stats(layer, producer, rows, layout, program[a:b], cycles[a:b], arch)
              for layer, producer, rows, layout, a, b in spans]
@@ -188,8 +208,13 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
         raise LaminaError(f"the model does not fit: DRAM1 (Consts) needs {resident.end + len(pool)} vectors with "
                           f"the scheduler's {len(pool)} constant vectors, architecture '{arch.name}' has "
                           f"{arch.dram1_depth}")
-    image = ConstsImage(0, resident.base, np.concatenate([resident.image, pool]))
+    image = resident.extended(pool)
     return Schedule(program, stats, plan, [image, *hir.consts[1:]], arch)
+
+
+def _input_planes(producer, rows: int) -> int:
+    """Local vectors a producer's input takes that a resident input saves (a matmul's band planes)."""
+    return producer.input_vectors(rows) if isinstance(producer, MatMulProducer) else 0
 
 
 def producer_output(layer: Layer) -> str:

@@ -1,0 +1,147 @@
+"""The CPU path's on-disk cache of compiled models: the JIT's object code, linked into a shared library.
+
+Compiling ResNet-50 for the CPU costs seconds of lowering and LLVM
+(docs/cpu-path.md); a model compiled once loads again in milliseconds. The
+ExecutionEngine dumps the object it compiled (position-independent), the
+system linker (`ld`, else `cc`) makes it a shared library linked against
+MLIR's runtime libraries, and the next process `dlopen`s it instead of
+compiling. Entries are keyed by the graph module's bytecode, the pipeline,
+the LLVM opt level, Lamina's own source (a changed pass compiles anew) and
+the host CPU (the code uses its vector extensions).
+
+`LAMINA_CPU_CACHE` is the directory (default `$XDG_CACHE_HOME/lamina/cpu`,
+else `~/.cache/lamina/cpu`); `off` (or `0`, or empty) disables the cache.
+Without a linker on PATH nothing is cached, nor is a model that compiled in
+under `MIN_COMPILE_SECONDS` of CPU time (the test suite's thousands of
+one-op models would each cost a link and a file). A corrupt entry is reported in
+one line on stderr, removed and compiled again. The directory is kept under
+`LIMIT_BYTES`, the least recently used entries removed first.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import lamina
+
+CACHE_VARIABLE = "LAMINA_CPU_CACHE"
+DISABLED = frozenset({"", "0", "off", "no", "false"})
+LIMIT_BYTES = 4 << 30
+MIN_COMPILE_SECONDS = 1.0
+SUFFIX = ".so"
+
+
+def directory() -> Path | None:
+    """Where compiled models are cached, or None when caching is off."""
+    text = os.environ.get(CACHE_VARIABLE)
+    if text is not None:
+        return None if text.strip().lower() in DISABLED else Path(text).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "lamina" / "cpu"
+
+
+@functools.cache
+def linker() -> list[str] | None:
+    """The command that links a shared library (`ld -shared`, else `cc -shared`), or None without one."""
+    for name in ("ld", "cc"):
+        path = shutil.which(name)
+        if path is not None:
+            return [path, "-shared"]
+    return None
+
+
+@functools.cache
+def _environment_fingerprint() -> bytes:
+    """What else decides the compiled code: Lamina's source and the host CPU's model and features."""
+    digest = hashlib.sha256()
+    package = Path(lamina.__file__).parent
+    for source in sorted(package.rglob("*.py")):
+        digest.update(str(source.relative_to(package)).encode() + source.read_bytes())
+    try:
+        lines = Path("/proc/cpuinfo").read_text().splitlines()
+        digest.update("".join(line for line in lines if line.startswith(("model name", "flags"))).encode())
+    except OSError:  # not Linux: the machine's name stands in
+        digest.update(os.uname().machine.encode() if hasattr(os, "uname") else b"")
+    return digest.digest()
+
+
+def key(bytecode: bytes, pipeline: str, opt_level: int) -> str:
+    return hashlib.sha256(_environment_fingerprint() + bytecode + f"{pipeline} O{opt_level}".encode()).hexdigest()
+
+
+class SharedObjectEngine:
+    """A cached compiled model, loaded: `invoke` calls its packed entry point as ExecutionEngine.invoke does."""
+
+    def __init__(self, library: ctypes.CDLL, function: str):
+        self.library = library
+        self.entry = getattr(library, f"_mlir__mlir_ciface_{function}")  # AttributeError when missing
+        self.entry.argtypes, self.entry.restype = [ctypes.c_void_p], None
+
+    def invoke(self, function: str, *arguments) -> None:
+        packed = (ctypes.c_void_p * len(arguments))(*(ctypes.cast(a, ctypes.c_void_p) for a in arguments))
+        self.entry(packed)
+
+
+def load(entry_key: str, function: str) -> SharedObjectEngine | None:
+    """The cached model `entry_key`, or None when it is not cached (or corrupt: then it is removed)."""
+    root = directory()
+    if root is None:
+        return None
+    path = root / f"{entry_key}{SUFFIX}"
+    if not path.is_file():
+        return None
+    try:
+        engine = SharedObjectEngine(ctypes.CDLL(str(path)), function)
+    except (OSError, AttributeError) as error:
+        print(f"lamina: corrupt CPU cache entry {path} ({str(error).splitlines()[0]}); compiling again",
+              file=sys.stderr)
+        path.unlink(missing_ok=True)
+        return None
+    os.utime(path)  # most recently used
+    return engine
+
+
+def store(entry_key: str, engine, runtime_libraries: list[str], compile_seconds: float) -> None:
+    """Link the engine's compiled object into the cache as `entry_key` (nothing without a cache or a linker, or
+    when compiling took under MIN_COMPILE_SECONDS).
+
+    Written under a temporary name and renamed, so a concurrent reader never
+    sees half a file; a failure to write leaves the cache as it was.
+    """
+    root, command = directory(), linker()
+    if root is None or command is None or compile_seconds < MIN_COMPILE_SECONDS:
+        return
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=root) as scratch:
+            obj, library = Path(scratch) / "model.o", Path(scratch) / f"model{SUFFIX}"
+            engine.dump_to_object_file(str(obj))
+            search = sorted({str(Path(p).parent) for p in runtime_libraries})
+            subprocess.run([*command, "-o", str(library), str(obj), *runtime_libraries,
+                            *(f"-rpath={d}" if command[0].endswith("ld") else f"-Wl,-rpath,{d}" for d in search)],
+                           check=True, capture_output=True)
+            os.replace(library, root / f"{entry_key}{SUFFIX}")
+    except (OSError, subprocess.CalledProcessError) as error:
+        print(f"lamina: could not write the CPU cache entry in {root} ({str(error).splitlines()[0]})",
+              file=sys.stderr)
+        return
+    _trim(root)
+
+
+def _trim(root: Path) -> None:
+    """Remove the least recently used entries until the cache holds at most LIMIT_BYTES."""
+    entries = sorted(root.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
+    total = sum(p.stat().st_size for p in entries)
+    for path in entries:
+        if total <= LIMIT_BYTES:
+            break
+        total -= path.stat().st_size
+        path.unlink(missing_ok=True)

@@ -1,0 +1,136 @@
+"""Periodic runs of SIMD instructions, found so that each runs as one NumPy operation over many vectors.
+
+SIMD instructions handle one vector each and are two thirds of a ResNet-50 program. They come in blocks
+repeated with addresses advancing by a constant step: a ReLU is a block of one instruction per vector, a
+3x3 max pool a block of nine per output vector (a Move into register 1, seven Max into it, a Max written
+out). A run of `blocks` repetitions of a `period`-instruction block executes position by position, each
+position over all blocks at once, with one copy of the registers per block. That equals executing the
+instructions in order when:
+
+- registers: every register a block reads is written earlier in the same block, or never written by it
+  (then every block reads the value from before the run);
+- memory: no accumulator address is accessed by two blocks when one of the accesses is a write.
+
+`SimdRuns.at` returns the longest such run starting at an instruction, trying each period up to
+`MAX_PERIOD` and cutting a candidate to the blocks before its first conflict.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from lamina.target.tcu.program import Opcode, SimdFlag, unpack_simd
+
+MAX_PERIOD = 9  # a 3x3 pool; longer blocks (a 7x7 average pool) run one instruction at a time
+
+
+@dataclass(frozen=True)
+class SimdFields:
+    """The unpacked SIMD sub-instructions of a program (one entry per instruction)."""
+
+    op: np.ndarray
+    left: np.ndarray
+    right: np.ndarray
+    dest: np.ndarray
+
+    @classmethod
+    def of(cls, program: np.ndarray, registers_depth: int) -> SimdFields:
+        return cls(*unpack_simd(program["op2"], registers_depth))
+
+
+@dataclass(frozen=True)
+class SimdRun:
+    """`blocks` repetitions of instructions [start, start + period); each position's addresses advance by a
+    constant step per block (its addresses in the second block minus those in the first)."""
+
+    start: int
+    period: int
+    blocks: int
+
+
+def candidate_lengths(program: np.ndarray, period: int) -> np.ndarray:
+    """For each instruction, how many instructions from it repeat a `period`-instruction block of SIMD
+    instructions with the same flags and sub-instructions, each position's addresses advancing by a constant
+    step per block."""
+    count = len(program)
+    index = np.arange(count)
+    is_simd = program["opcode"] == Opcode.SIMD
+    same = np.zeros(count, dtype=bool)  # instruction k repeats k - period
+    same[period:] = (is_simd[period:] & is_simd[:-period] & (program["flags"][period:] == program["flags"][:-period])
+                     & (program["op2"][period:] == program["op2"][:-period]))
+    steady = same.copy()  # k also advances by the step k - period did
+    for field in ("op0", "op1"):
+        address = program[field].astype(np.int64)
+        step = np.zeros(count, np.int64)
+        step[period:] = address[period:] - address[:-period]
+        steady[period:] &= step[period:] == step[:-period]
+    steady[:2 * period] = False
+
+    def next_false(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
+        following = np.append(np.minimum.accumulate(np.where(mask, count, index)[::-1])[::-1], count)
+        return following[np.minimum(start, count)]
+
+    # block 1 repeats block 0; later blocks also repeat its steps
+    end = np.minimum(next_false(same, index + period), next_false(steady, index + 2 * period))
+    return np.where(is_simd, np.minimum(end, count) - index, 0)
+
+
+class SimdRuns:
+    """The batchable SIMD runs of a chunk of instructions (module docstring)."""
+
+    def __init__(self, chunk: np.ndarray, simd: SimdFields):
+        self.flags = chunk["flags"].tolist()
+        self.read, self.write = chunk["op1"].tolist(), chunk["op0"].tolist()
+        self.left, self.right, self.dest = simd.left.tolist(), simd.right.tolist(), simd.dest.tolist()
+        self.lengths = np.stack([candidate_lengths(chunk, period) for period in range(1, MAX_PERIOD + 1)])
+
+    def at(self, start: int) -> SimdRun:
+        """The longest batchable run from `start` (one block of one instruction if there is none)."""
+        lengths = self.lengths[:, start].tolist()
+        candidates = sorted((-(length // period * period), period) for period, length in enumerate(lengths, 1)
+                            if length >= 2 * period)
+        for _, period in candidates:  # the most instructions covered, then the shortest period
+            if not self._registers_defined_before_use(start, period):
+                continue
+            blocks = self._blocks_without_conflict(start, period, lengths[period - 1] // period)
+            if blocks >= 2:
+                return SimdRun(start, period, blocks)
+        return SimdRun(start, 1, 1)
+
+    def _registers_defined_before_use(self, start: int, period: int) -> bool:
+        block = range(start, start + period)
+        written = {self.dest[k] for k in block} - {0}
+        defined = set()
+        for k in block:
+            if {self.left[k], self.right[k]} & (written - defined):
+                return False
+            defined.add(self.dest[k])
+        return True
+
+    def _blocks_without_conflict(self, start: int, period: int, blocks: int) -> int:
+        """How many blocks run before the first whose accumulator access conflicts with an earlier block's."""
+        block = np.arange(blocks)
+        addresses, writes, owners = [], [], []
+        for k in range(start, start + period):
+            flags = self.flags[k]
+            if flags & _READ:
+                addresses.append(self.read[k] + (self.read[k + period] - self.read[k]) * block)
+                writes.append(np.zeros(blocks, bool)), owners.append(block)
+            if flags & _WRITE:  # an accumulating write also reads its address, in the same block
+                addresses.append(self.write[k] + (self.write[k + period] - self.write[k]) * block)
+                writes.append(np.ones(blocks, bool)), owners.append(block)
+        if not addresses:
+            return blocks
+        address, write, owner = (np.concatenate(a) for a in (addresses, writes, owners))
+        address -= address.min()
+        first_access = np.full(int(address.max()) + 1, blocks)
+        np.minimum.at(first_access, address, owner)
+        first_write = np.full(len(first_access), blocks)
+        np.minimum.at(first_write, address[write], owner[write])
+        conflict = (owner > first_write[address]) | (write & (owner > first_access[address]))
+        return int(owner[conflict].min()) if conflict.any() else blocks
+
+
+_READ, _WRITE = int(SimdFlag.READ), int(SimdFlag.WRITE)
