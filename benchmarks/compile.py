@@ -90,7 +90,7 @@ def main() -> None:
         for mode in args.modes.split(","):
             rows.append(measure(model, arch, mode))
             print(table(rows[-1:]).splitlines()[2], file=sys.stderr, flush=True)
-            Path(args.output).write_text("\n".join(header + notes) + table(rows), encoding="utf-8")  # so far
+            Path(args.output).write_text("\n".join(header + notes) + "\n" + table(rows), encoding="utf-8")  # so far
     print(table(rows))
 
 

@@ -154,9 +154,10 @@ def report(outcomes: Outcomes, seconds: float, cpu: Outcomes, cpu_seconds: float
         f"| CPU path (linalg, LLVM JIT) | {cpu_counts['passed']} | {cpu_counts['skipped']} | {cpu_counts['failed']} |",
     ]
     for name, level in (("interpreter", outcomes), ("CPU-path", cpu)):
-        lines += [""] * bool(level.reruns) + [f"Re-run since the full {name} run (`--filter REGEX --merge`): tests matching `{rerun['pattern']}` "
-                  f"({rerun['tests']}), {rerun['date']}, {rerun['seconds']} s (load average {rerun['load']:.1f})."
-                  for rerun in level.reruns]
+        lines += [""] * bool(level.reruns) + [
+            f"Re-run since the full {name} run (`--filter REGEX --merge`): tests matching `{rerun['pattern']}` "
+            f"({rerun['tests']}), {rerun['date']}, {rerun['seconds']} s (load average {rerun['load']:.1f})."
+            for rerun in level.reruns]
     lines += failures_section(outcomes, models)
     lines += failures_section(cpu, models, "## Failures on the CPU path")
     lines += exclusions_section()

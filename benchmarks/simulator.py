@@ -60,31 +60,32 @@ def measure(name: str, arch: str, together: int, workdir: Path) -> dict[str, obj
     compile_seconds = time.perf_counter() - start
     tmodel = outdir / "model.tmodel"
     inputs = [random_inputs(model, 1000 + k) for k in range(together)]
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     (alone,) = simulate_samples(tmodel, inputs[:1])
-    alone_seconds = time.perf_counter() - start
-    start = time.perf_counter()
+    alone_seconds, alone_cpu = time.perf_counter() - start, time.process_time() - cpu
+    start, cpu = time.perf_counter(), time.process_time()
     batched = list(simulate_samples(tmodel, inputs, together=together))
-    together_seconds = (time.perf_counter() - start) / together
+    together_seconds, together_cpu = (time.perf_counter() - start) / together, (time.process_time() - cpu) / together
     identical = all(np.array_equal(alone.outputs[key], batched[0].outputs[key]) for key in alone.outputs)
     return {"model": name, "arch": arch, "instructions": alone.instructions, "compile": compile_seconds,
-            "alone": alone_seconds, "together": together_seconds, "onnxruntime": _onnxruntime_seconds(model, inputs),
-            "identical": identical}
+            "alone": alone_seconds, "alone cpu": alone_cpu, "together": together_seconds,
+            "together cpu": together_cpu, "onnxruntime": _onnxruntime_seconds(model, inputs), "identical": identical}
 
 
 def report(rows: list[dict[str, object]], together: int, loads: tuple[float, float]) -> str:
     lines = [*report_header("Simulator speed", COMMAND), f"Load average (1 min) {loads[0]:.1f} at the start, "
              f"{loads[1]:.1f} at the end: other work on the machine slows every column.", "",
-             f"Random weights (seed {SEED}); U[0, 1) inputs (seeds 1000, ...). Seconds per input, wall clock: the "
-             f"simulator on one input alone (reading and decoding the model files included), on {together} inputs "
-             f"run together (per input), and onnxruntime on one thread. Identical: the first input's outputs "
-             f"alone and together.", "",
-             "| model | arch | instructions | compile s | simulator s, alone | simulator s, together "
-             "| onnxruntime s | together / onnxruntime | identical |",
-             "|---|---|---:|---:|---:|---:|---:|---:|---|"]
+             f"Random weights (seed {SEED}); U[0, 1) inputs (seeds 1000, ...). Seconds per input, wall clock and "
+             f"the process's CPU time: the simulator on one input alone (reading and decoding the model files "
+             f"included), on {together} inputs run together (per input), and onnxruntime on one thread, wall "
+             f"clock. Identical: the first input's outputs alone and together.", "",
+             "| model | arch | instructions | compile s | simulator alone, s (CPU) | simulator together, s (CPU) "
+             "| onnxruntime s | alone / onnxruntime | together / onnxruntime | identical |",
+             "|---|---|---:|---:|---:|---:|---:|---:|---:|---|"]
     for row in rows:
         lines.append(f"| {row['model']} | {row['arch']} | {row['instructions']:,} | {row['compile']:.1f} "
-                     f"| {row['alone']:.2f} | {row['together']:.2f} | {row['onnxruntime']:.3f} "
+                     f"| {row['alone']:.2f} ({row['alone cpu']:.2f}) | {row['together']:.2f} ({row['together cpu']:.2f}) "
+                     f"| {row['onnxruntime']:.3f} | {row['alone'] / row['onnxruntime']:.0f}x "
                      f"| {row['together'] / row['onnxruntime']:.0f}x | {'yes' if row['identical'] else 'NO'} |")
     return "\n".join(lines) + "\n"
 

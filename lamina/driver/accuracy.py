@@ -15,6 +15,8 @@ bit there too (`bit_exact`).
 from __future__ import annotations
 
 import math
+import os
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
 from typing import Callable, Mapping, Sequence
 
@@ -147,10 +149,19 @@ def _layers(hir: ir.Operation, sample: Feeds, float_layers: Mapping[str, np.ndar
 def check_accuracy(model_path, hir: ir.Operation, samples: Sequence[Feeds], sample_source: str,
                    float_model: Callable[[Feeds], Feeds], reference: str, float_layers: Mapping[str, np.ndarray],
                    formats: str, program: np.ndarray) -> AccuracyReport:
-    """Simulate the written model on every sample and compare (module docstring)."""
-    simulated = [result.outputs for result in simulate_samples(model_path, samples, together=len(samples))]
-    references = [float_model(sample) for sample in samples]
-    hir_outputs, worst, compared = _layers(hir, samples[0], float_layers)
+    """Simulate the written model on every sample and compare (module docstring).
+
+    The samples are split into one group per core, each simulated together in its own thread while this
+    thread runs the float model and the HIR executor (NumPy releases the GIL in its long operations)."""
+    threads = max(1, min(len(samples), os.cpu_count() or 1))
+    bounds = np.linspace(0, len(samples), threads + 1).astype(int)
+    groups = [list(samples[a:b]) for a, b in zip(bounds[:-1], bounds[1:])]
+    with ThreadPoolExecutor(max_workers=threads) as pool:
+        futures = [pool.submit(lambda k: list(simulate_samples(model_path, groups[k], together=len(groups[k]),
+                                                                progress=k == 0)), k) for k in range(threads)]
+        references = [float_model(sample) for sample in samples]
+        hir_outputs, worst, compared = _layers(hir, samples[0], float_layers)
+        simulated = [result.outputs for future in futures for result in future.result()]
     bit_exact = all(np.array_equal(hir_outputs[name], simulated[0][name]) for name in simulated[0])
     configures = int(np.count_nonzero(program["opcode"] == Opcode.CONFIGURE))
     return AccuracyReport(formats, reference, len(samples), sample_source,

@@ -315,7 +315,9 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
     peak = None
     if random_weights is not None:
         proto = randomize_weights(proto, random_weights)
+        _return_free_memory()  # the original model and the batch-norm probe's session
         peak = activation_peak(proto, random_inputs(proto, random_weights))
+        _return_free_memory()  # the probe's session and every node's values
     return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 
 

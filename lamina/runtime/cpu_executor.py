@@ -89,6 +89,11 @@ class CompiledModel:
 
 _CACHE: dict[str, CompiledModel] = {}
 
+# Every ExecutionEngine built, kept for the life of the process: an engine's destructor calls
+# `__mlir_execution_engine_destroy` of the libraries it loaded, and MLIR's async runtime then drops
+# its one process-wide thread pool, so the next threaded model of any other engine would crash.
+_ENGINES_KEPT_ALIVE: list[ExecutionEngine] = []
+
 # glibc returns every freed block above 128 KiB (the default mmap threshold, which
 # adapts only up to a point) to the kernel, so each call of a compiled model
 # page-faulted all its intermediate buffers and results in again: a 1x1 64->256
@@ -136,7 +141,8 @@ def compile_model(module: ir.Operation, pipeline: str | None = None, opt_level: 
 
 
 def forget_compiled_models() -> None:
-    """Empty the in-process cache (a benchmark compiling many large models frees each when done)."""
+    """Empty the in-process cache (a benchmark compiling many large models frees each one's IR when done;
+    the engines themselves stay, see `_ENGINES_KEPT_ALIVE`)."""
     _CACHE.clear()
 
 
@@ -157,6 +163,7 @@ def _compile(bytecode: bytes, pipeline: str, opt_level: int, inputs: dict[str, T
         engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=_RUNTIME_LIBRARIES,
                                  enable_pic=cpu_object_cache.directory() is not None)
         engine.lookup(function)  # the JIT compiles on first lookup: do it now, not in the first run
+        _ENGINES_KEPT_ALIVE.append(engine)
     except RuntimeError as error:
         raise LaminaError(f"the CPU JIT could not compile the lowered model: {error}") from None
     cpu_object_cache.store(key, engine, _RUNTIME_LIBRARIES, time.process_time() - start)

@@ -12,8 +12,8 @@ same results and saturation counts as one-by-one execution:
   window of the stream of pushed vectors.
 - MatMuls read local memory after all of the run's DataMoves: `_run_end` ends a run before a DataMove that
   overwrites a row an earlier MatMul of the run read (a write after read).
-- MatMuls of one size run as one stacked product (`DataType.matmul`). The MatMuls writing the same
-  accumulator rows add up at once when no partial sum saturates, else one by one.
+- MatMuls of one size run as one stacked product (`DataType.matmul`). Their outputs reach each
+  accumulator row summed at once where no add can saturate, else one at a time (`_accumulate`).
 """
 
 from __future__ import annotations
@@ -175,18 +175,8 @@ class _ArrayRun:
         sizes = f.op2[matmul] + 1
         groups = [np.flatnonzero(sizes == size) for size in np.unique(sizes)]
         results = [self._products(matmul[group], int(sizes[group[0]]), stream, ends[group]) for group in groups]
-        rows = [f.op1[matmul[g]][:, None] + (np.arange(sizes[g[0]]) << f.stride1[matmul[g]][:, None]) for g in groups]
-        accumulate = [(f.flags[matmul[g]] & MatMulFlag.ACCUMULATE) != 0 for g in groups]
-        # MatMuls of one size writing from the same address with the same stride form a chain
-        chains = [np.unique(f.op1[matmul[g]] << 8 | f.stride1[matmul[g]], return_index=True, return_inverse=True)[1:]
-                  for g in groups]
-        chain_rows = np.concatenate([group_rows[first].ravel() for group_rows, (first, _) in zip(rows, chains)])
-        if np.bincount(chain_rows).max() > 1:  # chains sharing rows: their order matters
-            _one_by_one(machine, np.concatenate(groups), results, rows, accumulate)
-            return
-        for result, group_rows, flags, (_, chain) in zip(results, rows, accumulate, chains):
-            for members in _members(chain):
-                _add_chain(machine, result, group_rows[members[0]], flags, members)
+        adds = (f.flags[matmul] & MatMulFlag.ACCUMULATE) != 0
+        _accumulate(machine, results, groups, f.op1[matmul], f.stride1[matmul], sizes, adds)
 
     def _products(self, matmul: np.ndarray, size: int, stream: np.ndarray, ends: np.ndarray) -> np.ndarray:
         """The rounded, saturated outputs of MatMuls of one size: (inputs, MatMuls, size, N)."""
@@ -197,7 +187,7 @@ class _ArrayRun:
             inputs = self.local[:, np.where(zeroes[:, None], 0, rows)]
             inputs[:, zeroes] = 0
         else:
-            inputs = self.local[:, rows]
+            inputs = np.take(self.local, rows, axis=1)
         weights = stream[:, ends[:, None] - 1 - np.arange(self.n + 1)]  # (inputs, MatMuls, N + 1, N)
         shift = self.machine.shifts[ConfigRegister.ARRAY_SHIFT]
         blocks = [self.machine.data_type.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], weights[:, :, 1:],
@@ -206,52 +196,56 @@ class _ArrayRun:
         return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=2)
 
 
-def _one_by_one(machine: Machine, order: np.ndarray, results: list[np.ndarray], accumulator_rows: list[np.ndarray],
-                accumulate: list[np.ndarray]) -> None:
-    """Write MatMul outputs into the accumulators in program order (`order`: the groups' MatMuls concatenated)."""
-    located = [(g, k) for g, group in enumerate(accumulator_rows) for k in range(len(group))]
-    accumulators = machine.batched["accumulators"]
-    for index in np.argsort(order, kind="stable"):
-        g, k = located[index]
-        rows, value = accumulator_rows[g][k], results[g][:, k]
-        if accumulate[g][k]:
-            value = machine.data_type.add(accumulators[:, rows], value)
-        accumulators[:, rows] = value
+def _accumulate(machine: Machine, results: list[np.ndarray], groups: list[np.ndarray], address: np.ndarray,
+                stride: np.ndarray, sizes: np.ndarray, adds: np.ndarray) -> None:
+    """Write the MatMul outputs (`results` per size group, `groups` their MatMuls; the other arrays per MatMul
+    in program order) into the accumulators as executing them in order would, saturation counts included.
 
-
-def _add_chain(machine: Machine, result: np.ndarray, rows: np.ndarray, accumulate: np.ndarray,
-               members: np.ndarray) -> None:
-    """Write a chain (`members` of `result`, MatMuls writing `rows` in order) into the accumulators.
-
-    A MatMul without the accumulate flag restarts the sum. Each part's partial sums lie between its start
-    plus the sum of its negative addends and its start plus the sum of its positive ones: when those bounds
-    are inside the data type no add saturates and the part sums at once. Otherwise the chain runs one by
-    one, counting the lanes saturation clips.
+    Per accumulator row, its outputs in program order form segments: a MatMul without the accumulate flag
+    starts one with its output, a row's first output with the flag starts one from the accumulator. A
+    segment's partial sums lie between its start plus the sum of its negative addends and its start plus
+    the sum of its positive ones (an output that starts a segment counted as an addend of zero): where those
+    bounds are inside the data type no add saturates and the row takes its last segment's sum. The other
+    rows add their outputs one rank at a time, saturating.
     """
+    lanes = results[0].shape[-1]
+    values = np.concatenate([result.reshape(len(result), -1, lanes) for result in results], axis=1)
+    order = np.concatenate(groups)  # MatMuls as `values` holds them
+    first_value = np.empty(len(order), np.int64)
+    first_value[order] = np.cumsum(sizes[order]) - sizes[order]
+    owner, rows = strided_vectors(address, stride, sizes)  # in program order
+    offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    key = rows.astype(np.uint16) if machine.arch.accumulator_depth <= 1 << 16 else rows
+    ranked = np.argsort(key, kind="stable")  # by row, then program order (a radix sort on 16 bits)
+    # np.take: several times faster than fancy indexing on these arrays
+    rows, adds, values = rows[ranked], adds[owner[ranked]], np.take(values, (first_value[owner] + offset)[ranked], axis=1)
+    starts = np.flatnonzero(np.append(True, (rows[1:] != rows[:-1]) | ~adds[1:]))
+    total = np.add.reduceat(values, starts, axis=1)
+    positive = np.add.reduceat(np.maximum(values, 0), starts, axis=1)
     accumulators = machine.batched["accumulators"]
-    contiguous = members[-1] - members[0] == len(members) - 1
-    values = result[:, members[0]:members[-1] + 1] if contiguous else result[:, members]
-    flags = accumulate[members]
-    bounds = sorted({0, *np.flatnonzero(~flags).tolist(), len(members)})
-    low, high = machine.data_type.minimum, machine.data_type.maximum
-    for a, b in zip(bounds[:-1], bounds[1:]):
-        start = accumulators[:, rows] if flags[a] else values[:, a]
-        addends = values[:, a:b] if flags[a] else values[:, a + 1:b]
-        total = addends.sum(axis=1)
-        positive = np.maximum(addends, 0).sum(axis=1)
-        if (start + positive).max(initial=low) > high or (start + total - positive).min(initial=high) < low:
-            break
-    else:
-        accumulators[:, rows] = start + total
-        return
-    for member, adds in zip(members, flags):
-        value = result[:, member]
-        if adds:
-            value = machine.data_type.add(accumulators[:, rows], value)
-        accumulators[:, rows] = value
+    # a segment's start counts among its addends, which only widens the bounds
+    begin = np.where(adds[starts][:, None], accumulators[:, rows[starts]], 0)
+    data_type = machine.data_type
+    unsafe = (((begin + positive) > data_type.maximum) | ((begin + total - positive) < data_type.minimum)).any(axis=(0, 2))
+    last = np.append(rows[starts][1:] != rows[starts][:-1], True)  # each row's last segment
+    exact_rows = np.ones(len(accumulators[0]), bool)
+    exact_rows[rows[starts][unsafe]] = False
+    written = last & exact_rows[rows[starts]]
+    accumulators[:, rows[starts][written]] = (begin + total)[:, written]
+    stepped = ~exact_rows[rows]
+    if stepped.any():
+        _one_rank_at_a_time(machine, rows[stepped], adds[stepped], values[:, stepped])
 
 
-def _members(chain: np.ndarray) -> list[np.ndarray]:
-    """The indices of each chain, in order."""
-    order = np.argsort(chain, kind="stable")
-    return np.split(order, np.flatnonzero(np.diff(chain[order])) + 1)
+def _one_rank_at_a_time(machine: Machine, rows: np.ndarray, adds: np.ndarray, values: np.ndarray) -> None:
+    """Outputs sorted by accumulator row then program order: the k-th output of every row at once, for k = 0, 1, ..."""
+    first = np.flatnonzero(np.append(True, rows[1:] != rows[:-1]))
+    rank = np.arange(len(rows)) - np.repeat(first, np.diff(np.append(first, len(rows))))
+    accumulators = machine.batched["accumulators"]
+    for k in range(int(rank.max()) + 1):
+        at = np.flatnonzero(rank == k)
+        value = values[:, at]
+        adding = adds[at]
+        if adding.any():
+            value[:, adding] = machine.data_type.add(accumulators[:, rows[at[adding]]], value[:, adding])
+        accumulators[:, rows[at]] = value

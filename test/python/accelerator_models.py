@@ -26,6 +26,8 @@ probability).
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import onnx
 from mlir import ir
@@ -73,11 +75,12 @@ def small_cnn(seed: int = 0, channels: int = 8, size: int = 8, classes: int = 10
     return model
 
 
-def quantized_reference(optimized_graph: str, inputs: dict[str, np.ndarray],
+def quantized_reference(optimized_graph: Path, inputs: dict[str, np.ndarray],
                         data_type: DataType) -> dict[str, np.ndarray]:
-    """Graph-interpreter outputs of an optimized graph module's text, constants and inputs rounded to `data_type`."""
+    """Graph-interpreter outputs of an optimized graph module's file (its weights file beside it),
+    constants and inputs rounded to `data_type`."""
     context = make_context()
-    module = parse_module(optimized_graph, context, "graph-optimized.mlir")
+    module = parse_module(optimized_graph.read_text(), context, str(optimized_graph))
     with context:
         for op in body_ops(module):
             if op.name == "graph.constant":

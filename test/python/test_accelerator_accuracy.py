@@ -89,7 +89,8 @@ def model_file(tmp_path_factory):
 
 @pytest.fixture(scope="module")
 def calibrated(model_file, tmp_path_factory):
-    return compile_model(model_file, "pynq-z1", tmp_path_factory.mktemp("calibrated"), samples=4, emit=("graph", "hir"))
+    return compile_model(model_file, "pynq-z1", tmp_path_factory.mktemp("calibrated"), samples=4,
+                         emit=("graph", "hir"))
 
 
 def test_calibrated_formats_agree_with_onnxruntime(calibrated, model_file):

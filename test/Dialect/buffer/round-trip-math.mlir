@@ -161,10 +161,26 @@ func.func @math_ops() {
   %29 = "buffer.alloc"() {name = "scatter_nd", offset = -1 : i64} : () -> memref<2x3xf32>
   // CHECK-NEXT: "buffer.scatter_nd"(%29, %0, %26, %0) {reduction = "none"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x3xf32>) -> ()
   "buffer.scatter_nd"(%29, %0, %26, %0) {reduction = "none"} : (memref<2x3xf32>, memref<2x3xf32>, memref<2x1xi64>, memref<2x3xf32>) -> ()
+  // CHECK-NEXT: %30 = "buffer.alloc"() {name = "gather_nd", offset = -1 : i64} : () -> memref<2xf32>
+  %30 = "buffer.alloc"() {name = "gather_nd", offset = -1 : i64} : () -> memref<2xf32>
+  // CHECK-NEXT: "buffer.gather_nd"(%30, %0, %26) {batch_dims = 1 : i64} : (memref<2xf32>, memref<2x3xf32>, memref<2x1xi64>) -> ()
+  "buffer.gather_nd"(%30, %0, %26) {batch_dims = 1 : i64} : (memref<2xf32>, memref<2x3xf32>, memref<2x1xi64>) -> ()
+  // CHECK-NEXT: %31 = "buffer.weight"() {mutable = true, name = "image", offset = -1 : i64, public = true} : () -> memref<1x2x3x4xf32>
+  %31 = "buffer.weight"() {mutable = true, name = "image", offset = -1 : i64, public = true} : () -> memref<1x2x3x4xf32>
+  // CHECK-NEXT: %32 = "buffer.weight"() {mutable = true, name = "grid", offset = -1 : i64, public = true} : () -> memref<1x5x6x2xf32>
+  %32 = "buffer.weight"() {mutable = true, name = "grid", offset = -1 : i64, public = true} : () -> memref<1x5x6x2xf32>
+  // CHECK-NEXT: %33 = "buffer.alloc"() {name = "grid_sample", offset = -1 : i64} : () -> memref<1x2x5x6xf32>
+  %33 = "buffer.alloc"() {name = "grid_sample", offset = -1 : i64} : () -> memref<1x2x5x6xf32>
+  // CHECK-NEXT: "buffer.grid_sample"(%33, %31, %32) {align_corners = false, mode = "cubic", padding_mode = "reflection"} : (memref<1x2x5x6xf32>, memref<1x2x3x4xf32>, memref<1x5x6x2xf32>) -> ()
+  "buffer.grid_sample"(%33, %31, %32) {align_corners = false, mode = "cubic", padding_mode = "reflection"} : (memref<1x2x5x6xf32>, memref<1x2x3x4xf32>, memref<1x5x6x2xf32>) -> ()
   // CHECK-NEXT: "buffer.dealloc"(%28) : (memref<2x3xf32>) -> ()
   "buffer.dealloc"(%28) : (memref<2x3xf32>) -> ()
   // CHECK-NEXT: "buffer.dealloc"(%29) : (memref<2x3xf32>) -> ()
   "buffer.dealloc"(%29) : (memref<2x3xf32>) -> ()
+  // CHECK-NEXT: "buffer.dealloc"(%30) : (memref<2xf32>) -> ()
+  "buffer.dealloc"(%30) : (memref<2xf32>) -> ()
+  // CHECK-NEXT: "buffer.dealloc"(%33) : (memref<1x2x5x6xf32>) -> ()
+  "buffer.dealloc"(%33) : (memref<1x2x5x6xf32>) -> ()
   // CHECK-NEXT: return
   return
 }
