@@ -27,7 +27,7 @@ from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.types import TensorSpec
 from lamina.passes.conversion.graph_to_hir.formats import seeded_samples
 from lamina.runtime.compare import cosine_similarity, sqnr_db
-from lamina.runtime.hir_interpreter import run_hir
+from lamina.runtime.hir_interpreter import inputs as hir_inputs, run_hir
 from lamina.runtime.tcu_simulator import simulate_samples
 from lamina.runtime.tensor_files import load_tensors
 from lamina.target.tcu.program import ConfigRegister, Opcode
@@ -142,6 +142,11 @@ def _layers(hir: ir.Operation, sample: Feeds, float_layers: Mapping[str, np.ndar
             expected = expected.reshape(value.shape)
             layers.append(LayerAccuracy(name, sqnr_db(value, expected), cosine_similarity(value, expected)))
 
+    # The simulator takes any float input as float32, as the array does; so does the HIR executor here
+    # (a float64 model's samples are float64).
+    specs = hir_inputs(hir)
+    sample = {name: value.astype(specs[name].dtype) if name in specs and np.issubdtype(value.dtype, np.floating)
+              else value for name, value in sample.items()}
     outputs = run_hir(hir, sample, observe)
     return outputs, min(layers, key=lambda layer: layer.sqnr_db, default=None), len(layers)
 

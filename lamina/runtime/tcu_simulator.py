@@ -133,18 +133,23 @@ class _Run:
     def host_step(self, file_name: str) -> None:
         source = str(self.loaded.path.parent / file_name)
         module = parse_module(self.loaded.host_modules[file_name], make_context(), source)
+        placeholders = model_module.inputs(module)
         for index, host_values in enumerate(self.host_values):
             feeds = {}
-            for name in model_module.inputs(module):
+            for name, spec in placeholders.items():
                 if name in host_values:
-                    feeds[name] = host_values[name]
+                    value = host_values[name]
                 elif name in self.vars and self.vars[name].base is not None:
                     entry = self.vars[name]
                     self.writes.check_tensor(name, entry.base, entry.size, str(self.loaded.path))
-                    feeds[name] = self.read_tensor(entry, index)
+                    value = self.read_tensor(entry, index)
                 else:
                     raise LaminaError(f"{source}: placeholder '{name}' is neither a model input, an earlier "
                                       f"host result nor a Vars entry of {self.loaded.path}")
+                # Floats travel as float32 (model inputs) or fixed point (Vars); a float64 placeholder
+                # (a float64 model's host segment) reads them in its own type.
+                floats = np.issubdtype(value.dtype, np.floating) and np.issubdtype(spec.dtype, np.floating)
+                feeds[name] = value.astype(spec.dtype) if floats else value
             try:
                 results = graph_interpreter.run(module, feeds)
             except LaminaError as error:
