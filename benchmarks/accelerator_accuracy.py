@@ -194,6 +194,7 @@ def main() -> None:
     parser.add_argument("--tensil", action="store_true", help="also compile in FP16BP8 mode, set side by side")
     parser.add_argument("--tensil-inputs", type=int, default=10,
                         help="inputs to simulate in FP16BP8 mode (0: compare its cycles only)")
+    parser.add_argument("--output", default=str(RESULTS), help=f"the report (default {RESULTS.relative_to(ROOT)})")
     args = parser.parse_args()
     loads, rows = [os.getloadavg()[0]], []
     command = " ".join([COMMAND, *sys.argv[1:]])
@@ -204,9 +205,9 @@ def main() -> None:
                 rows.append(row(name, arch, measure(name, source, model, arch, Path(scratch), args)))
                 print(rows[-1], flush=True)
                 loads.append(os.getloadavg()[0])
-                RESULTS.write_text(report(rows, loads, command))
+                Path(args.output).write_text(report(rows, loads, command))
             source.unlink()
-    print(RESULTS.read_text())
+    print(Path(args.output).read_text())
 
 
 if __name__ == "__main__":

@@ -17,6 +17,12 @@ graph.X's shape function (the destination must have the type graph.X would
 produce). The graph level's kernels therefore define these instructions'
 semantics too.
 
+A quantized value's buffer is a memref of its stored integers with the
+`!quant.uniform` type in its memory space (`types.QUANT_KEY`), so every
+buffer is as many bytes as its stored type needs and instructions read
+their scales from their operands' types, as graph ops do; graph.quantize
+and graph.dequantize have instructions like every other computation.
+
 Memory planning gives every `alloc`, `weight` and `constant` a byte `offset`
 in its region (-1 until planned) and records the regions' sizes on the module.
 """
@@ -24,8 +30,8 @@ in its region (-1 until planned) and records the regions' sizes on the module.
 from __future__ import annotations
 
 from .graph import GRAPH
-from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, INTERFACE, MEMORY_OBJECT, PRECISION,
-                   REARRANGING, STORAGE, STR, VIEW, DialectDef, OpDef, ShapeError)
+from .irdl import (BOOL, COMMUTATIVE, ELEMENTS, ELEMENTWISE, I64, IN_PLACE, INTERFACE, MEMORY_OBJECT, PROBE,
+                   REARRANGING, STORAGE, STR, VIEW, DialectDef, OpDef, ShapeError, same_types)
 from .types import TensorSpec
 
 BUFFER = DialectDef("buffer", "Glow-style instructions over memref buffers", values="memref")
@@ -64,7 +70,7 @@ def _view(ins, attrs, declared):
 
 def _copy(ins, attrs, declared):
     dest, source = ins
-    if dest != source:
+    if dest != source or dest.quant != source.quant:  # TensorSpec equality leaves the scales out
         raise ShapeError(f"copy needs buffers of one type, got {dest} and {source}")
     return []
 
@@ -94,7 +100,7 @@ def _instruction_shape_fn(graph_op: OpDef):
     def check(ins, attrs, declared):
         dest, *sources = ins
         expected = graph_op.shape_fn(sources, attrs, [dest])
-        if list(expected) != [dest]:
+        if not same_types(expected, [dest]):  # as graph ops are checked: a quantized result picks its scale
             raise ShapeError(f"destination {dest} does not have the result type {expected[0]} of graph.{graph_op.name}")
         return []
 
@@ -103,9 +109,9 @@ def _instruction_shape_fn(graph_op: OpDef):
 
 def _define_instructions() -> None:
     for graph_op in GRAPH.ops.values():
-        if (graph_op.name in NOT_INSTRUCTIONS or graph_op.has(PRECISION) or graph_op.training or graph_op.regions
+        if (graph_op.name in NOT_INSTRUCTIONS or graph_op.has(PROBE) or graph_op.training or graph_op.regions
                 or len(graph_op.results) > 1):
-            continue  # lowered before IRGen (training, control flow, multi-result), or precision ops
+            continue  # lowered before IRGen (training, control flow, multi-result), or probes (profiling)
         BUFFER.op(
             graph_op.name,
             f"graph.{graph_op.name} into `dest`: {graph_op.summary}",

@@ -50,7 +50,7 @@ VIEW = "view"  # the result is the operand's elements seen in another shape: a v
 LAYER = "layer"  # input x weights + a per-output-channel bias (Glow's Convolution and FullyConnected nodes)
 MEMORY_OBJECT = "memory-object"  # declares memory (a buffer, a Vars, Consts or Temp object) rather than computing
 PROBE = "probe"  # records the values it reads (Glow's Profile mode): an effect, kept even when unused
-PRECISION = "precision"  # converts precisions or observes values for them; no buffer form (memrefs: no !quant.uniform)
+PRECISION = "precision"  # converts precisions (quantize, dequantize) or observes values for them (profile)
 TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE, VIEW, LAYER,
           MEMORY_OBJECT, PROBE, PRECISION)
 

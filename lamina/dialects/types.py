@@ -197,9 +197,35 @@ def to_mlir(spec: TensorSpec) -> ir.RankedTensorType:
     return ir.RankedTensorType.get(list(spec.shape), element)
 
 
+# A memref cannot have a `!quant.uniform` element type (MLIR's memref element types exclude it), so a
+# quantized buffer is a memref of its stored integers whose memory space, a dictionary, holds the type:
+# `memref<4xi8, {quant = !quant.uniform<i8:f32, 0.5:3>}>`. Types stay self-describing at the buffer level, so
+# buffer passes that compare types never mix two scales.
+QUANT_KEY = "quant"
+
+
 def to_memref(spec: TensorSpec) -> ir.MemRefType:
-    """The identity-layout memref holding a tensor of `spec`: a buffer-level value."""
-    return ir.MemRefType.get(list(spec.shape), element_type(spec.dtype), loc=ir.Location.unknown())
+    """The identity-layout memref holding a tensor of `spec`: a buffer-level value (see QUANT_KEY)."""
+    space = None
+    if spec.quant is not None:
+        space = ir.DictAttr.get({QUANT_KEY: ir.TypeAttr.get(spec.quant.element_type(spec.dtype))})
+    return ir.MemRefType.get(list(spec.shape), element_type(spec.dtype), memory_space=space,
+                             loc=ir.Location.unknown())
+
+
+def _memref_element(memref: ir.MemRefType) -> ir.Type:
+    """A memref's element type, or the `!quant.uniform` type its memory space holds (QUANT_KEY)."""
+    space = memref.memory_space
+    if space is None:
+        return memref.element_type
+    if not isinstance(space, ir.DictAttr) or QUANT_KEY not in space or not isinstance(space[QUANT_KEY], ir.TypeAttr):
+        raise UnsupportedType(f"expected a memref in the default memory space or {{{QUANT_KEY} = !quant.uniform}}, "
+                              f"got {memref}")
+    element = ir.TypeAttr(space[QUANT_KEY]).value
+    if quant_params(element) is None or dtype_of(element) != dtype_of(memref.element_type):
+        raise UnsupportedType(f"memref {memref}: its memory space must hold a !quant.uniform type stored as its "
+                              "element type")
+    return element
 
 
 def _identity_layout(memref: ir.MemRefType) -> bool:
@@ -233,4 +259,5 @@ def _uncached_spec_of(type_: ir.Type) -> TensorSpec:
         raise UnsupportedType(f"expected a static shape, got {type_}")
     if isinstance(type_, ir.MemRefType) and not _identity_layout(type_):
         raise UnsupportedType(f"expected an identity-layout memref, got {type_}")
-    return TensorSpec(tuple(type_.shape), dtype_of(type_.element_type), quant_params(type_.element_type))
+    element = _memref_element(type_) if isinstance(type_, ir.MemRefType) else type_.element_type
+    return TensorSpec(tuple(type_.shape), dtype_of(element), quant_params(element))

@@ -11,8 +11,9 @@ byte array of the size memory planning recorded on the module:
 | mutable `buffer.weight` | `buffer.mutable_bytes` |
 
 A `buffer.view` is a NumPy view at its root buffer's offset plus its byte
-offset. Instructions run the graph level's kernels (`graph_kernels.KERNELS`)
-on arrays read from that memory and write the result into the destination's
+offset. Instructions run the graph level's kernels (`graph_kernels.KERNELS`,
+through `quantization.evaluate`, so quantized buffers hold stored integers and
+compute as the graph interpreter does) on arrays read from that memory and write the result into the destination's
 bytes, so a wrong memory plan (overlapping live buffers, a view past its
 buffer) gives wrong numbers rather than going unnoticed. To make such bugs
 loud, memory starts as 0xFF bytes (NaN in floats) and an activation's bytes
@@ -47,7 +48,8 @@ from lamina.dialects.types import TensorSpec, spec_of
 
 from .buffer_control_flow import run_region_op
 from .graph_interpreter import checked_result, check_inputs
-from lamina.kernels.graph_kernels import KERNELS, KernelError, Node
+from lamina.kernels.graph_kernels import KernelError, Node
+from lamina.kernels.quantization import evaluate
 
 POISON = 0xFF  # the byte unwritten memory holds
 REGION_BYTES = 1 << 31  # the largest memory region the interpreter allocates
@@ -206,9 +208,10 @@ def _execute(op: ir.Operation, definition: OpDef, memory: _Memory) -> None:
         dest[...] = sources[0]
         return
     view = OpView(op, definition)
-    node = Node(view.attrs(), [spec_of(op.operands[0].type)])
+    dest_spec, *source_specs = (spec_of(value.type) for value in op.operands)
+    node = Node(view.attrs(), [dest_spec], operands=source_specs)
     try:
-        result = KERNELS[kind](node, *sources)
+        result = evaluate(kind, node, *sources)  # on stored integers where the types are !quant.uniform
     except KernelError as error:
         raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
     dest[...] = checked_result(result, node.result, op)

@@ -84,3 +84,40 @@ func.func @chain() {
   "buffer.dealloc"(%abc) : (memref<1x6x3xf32>) -> ()
   return
 }
+
+// -----
+
+// Quantized inputs with the result's scale: their stored bytes are the
+// result's, so the concat lowers to views of the i8 buffer (3 bytes per part).
+
+// CHECK-LABEL: func.func @same_scale()
+// CHECK:         "buffer.view"(%{{.*}}) {byte_offset = 0 : i64} : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 5.000000e-01>}>) -> memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 5.000000e-01>}>
+// CHECK:         "buffer.view"(%{{.*}}) {byte_offset = 3 : i64}
+// CHECK-NOT:     buffer.concat
+func.func @same_scale() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>
+  %y = "buffer.weight"() {name = "y", mutable = true, public = true, offset = -1 : i64} : () -> memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>
+  %d = "buffer.alloc"() {name = "d", offset = -1 : i64} : () -> memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>
+  "buffer.concat"(%d, %x, %x) {axis = 1 : i64} : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>, memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>, memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>) -> ()
+  "buffer.copy"(%y, %d) : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>, memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>) -> ()
+  "buffer.dealloc"(%d) : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>) -> ()
+  return
+}
+
+// -----
+
+// An input of another scale is rescaled by the concat (rounded to the
+// result's scale): a copy of its bytes would not be, so the concat stays.
+
+// CHECK-LABEL: func.func @rescaling()
+// CHECK:         "buffer.concat"
+// CHECK-NOT:     buffer.view
+func.func @rescaling() {
+  %x = "buffer.weight"() {name = "x", mutable = true, public = true, offset = -1 : i64} : () -> memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.25>}>
+  %y = "buffer.weight"() {name = "y", mutable = true, public = true, offset = -1 : i64} : () -> memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>
+  %d = "buffer.alloc"() {name = "d", offset = -1 : i64} : () -> memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>
+  "buffer.concat"(%d, %x, %x) {axis = 1 : i64} : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>, memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.25>}>, memref<1x1x3xi8, {quant = !quant.uniform<i8:f32, 0.25>}>) -> ()
+  "buffer.copy"(%y, %d) : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>, memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>) -> ()
+  "buffer.dealloc"(%d) : (memref<1x2x3xi8, {quant = !quant.uniform<i8:f32, 0.5>}>) -> ()
+  return
+}

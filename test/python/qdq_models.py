@@ -9,6 +9,12 @@ import onnx
 import onnx.version_converter
 from onnx import TensorProto, helper, numpy_helper
 
+from lamina.dialects.context import make_context, parse_module, print_module
+from lamina.frontend.onnx_importer import import_model
+from lamina.passes.pass_manager import run_pipeline
+from lamina.quantization.profile import write_profile
+from lamina.runtime.profiler import profile_graph
+
 
 def float_cnn(seed: int = 0) -> onnx.ModelProto:
     """conv 3x3 + relu + maxpool + conv 1x1 + relu + global average pool + gemm: He-scaled so activations stay O(1)."""
@@ -95,3 +101,22 @@ def quantize_model(model: onnx.ModelProto, directory: Path, per_channel: bool,
                     quant_format=QuantFormat.QOperator if operators else QuantFormat.QDQ,
                     per_channel=per_channel, activation_type=QuantType.QInt8, weight_type=QuantType.QInt8)
     return quantized_path
+
+
+def output_step(model: onnx.ModelProto) -> float:
+    """The scale of the DequantizeLinear producing the model's output: one quantization step."""
+    producer = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
+    scale = next(i for i in model.graph.initializer if i.name == producer.input[1])
+    return float(numpy_helper.to_array(scale))
+
+
+def graph_quantized_cnn(tmp_path, options: str):
+    """float_cnn optimized, profiled on 16 samples and quantized with `options`."""
+    context = make_context()
+    module = import_model(float_cnn(), context)
+    run_pipeline(module, "builtin.module(graph-optimize{backend=reference})")
+    text = print_module(module, debug_info=True)
+    write_profile(profile_graph(module, calibration_inputs(16)), tmp_path / "p.yaml")
+    quantized = parse_module(text, context, "cnn.mlir")
+    run_pipeline(quantized, f"builtin.module(graph-quantize{{profile={tmp_path / 'p.yaml'} {options}}})")
+    return quantized

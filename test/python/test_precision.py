@@ -8,17 +8,16 @@ import onnxruntime as ort
 import pytest
 from onnx import TensorProto, helper, numpy_helper
 
-from lamina.dialects.context import make_context, parse_module, print_module
+from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.model import body_ops
 from lamina.dialects.model import inputs as model_inputs
 from lamina.dialects.types import spec_of
 from lamina.frontend.onnx_importer import import_model
 from lamina.passes.pass_manager import run_pipeline
-from lamina.quantization.profile import write_profile
-from lamina.runtime.profiler import profile_graph
 from lamina.runtime import cpu_executor, graph_interpreter
 
-from qdq_models import calibration_inputs, float_cnn, float_conv_matmul, quantize_model
+from qdq_models import (calibration_inputs, float_cnn, float_conv_matmul, graph_quantized_cnn, output_step,
+                        quantize_model)
 
 
 def _session(model) -> ort.InferenceSession:
@@ -26,17 +25,10 @@ def _session(model) -> ort.InferenceSession:
     return ort.InferenceSession(data, providers=["CPUExecutionProvider"])
 
 
-def _output_step(model: onnx.ModelProto) -> float:
-    """The scale of the DequantizeLinear producing the model's output: one quantization step."""
-    producer = next(n for n in model.graph.node if n.output[0] == model.graph.output[0].name)
-    scale = next(i for i in model.graph.initializer if i.name == producer.input[1])
-    return float(numpy_helper.to_array(scale))
-
-
 def _assert_within_one_step(module, path, samples, runs=(graph_interpreter.run, cpu_executor.run)) -> None:
     """Every executor in `runs` within one output quantization step of onnxruntime on the model at `path`."""
     session = _session(path)
-    step = _output_step(onnx.load(path))
+    step = output_step(onnx.load(path))
     for sample in samples:
         theirs = session.run(None, sample)[0]
         for run in runs:
@@ -168,20 +160,8 @@ def test_grouped_and_strided_quantized_convolutions_match_onnxruntime(group, str
         assert np.abs(theirs).max() > 0.5  # not all clipped or zero
 
 
-def _quantized_cnn(tmp_path, options: str):
-    """float_cnn optimized, profiled on 16 samples and quantized with `options`."""
-    context = make_context()
-    module = import_model(float_cnn(), context)
-    run_pipeline(module, "builtin.module(graph-optimize{backend=reference})")
-    text = print_module(module, debug_info=True)
-    write_profile(profile_graph(module, calibration_inputs(16)), tmp_path / "p.yaml")
-    quantized = parse_module(text, context, "cnn.mlir")
-    run_pipeline(quantized, f"builtin.module(graph-quantize{{profile={tmp_path / 'p.yaml'} {options}}})")
-    return quantized
-
-
 def test_quantized_model_on_the_cpu_path_matches_the_interpreter(tmp_path):
-    quantized = _quantized_cnn(tmp_path, "per-channel=true")
+    quantized = graph_quantized_cnn(tmp_path, "per-channel=true")
     save = next(op for op in body_ops(quantized) if op.name == "graph.save")
     step = spec_of(save.operands[0].owner.operands[0].type).quant.scales[0]  # the dequantized result's scale
     for sample in calibration_inputs(3, seed=5):
@@ -212,7 +192,7 @@ def _cosine(a: np.ndarray, b: np.ndarray) -> float:
                                                    ("calibration=kl", 0.99), ("precision=int16", 0.9999)])
 def test_graph_quantize_stays_close_to_onnxruntime_float(tmp_path, options, least_cosine):
     model = float_cnn()
-    quantized = _quantized_cnn(tmp_path, options)
+    quantized = graph_quantized_cnn(tmp_path, options)
     assert "quant.uniform" in str(quantized)
     session = _session(model)
     samples = calibration_inputs(8, seed=11)

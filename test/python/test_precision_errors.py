@@ -111,20 +111,20 @@ def test_quantize_without_a_profile(model, capsys):
     assert "option 'profile' must name a profile file" in _error(capsys, code)
 
 
-QUANTIZED = """
+PROFILED = """
 func.func @main() {
   %0 = "graph.placeholder"() {name = "x"} : () -> tensor<4xf32>
-  %1 = "graph.quantize"(%0) : (tensor<4xf32>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
-  %2 = "graph.relu"(%1) : (tensor<4x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<4x!quant.uniform<i8:f32, 0.5:0>>
-  %3 = "graph.dequantize"(%2) : (tensor<4x!quant.uniform<i8:f32, 0.5:0>>) -> tensor<4xf32>
-  "graph.save"(%3) {name = "y"} : (tensor<4xf32>) -> ()
+  "graph.profile"(%0) {name = "x"} : (tensor<4xf32>) -> ()
+  %1 = "graph.relu"(%0) : (tensor<4xf32>) -> tensor<4xf32>
+  "graph.save"(%1) {name = "y"} : (tensor<4xf32>) -> ()
   return
 }
 """
 
 
-def test_quantized_graph_at_the_buffer_level(tmp_path, capsys):
-    path = tmp_path / "q.mlir"
-    path.write_text(QUANTIZED)
+def test_profiling_probe_at_the_buffer_level(tmp_path, capsys):
+    """Quantized graphs have a buffer form (test_precision_buffers.py); profiling probes do not."""
+    path = tmp_path / "p.mlir"
+    path.write_text(PROFILED)
     code = lamina_opt.main([str(path), "--pass-pipeline=builtin.module(convert-graph-to-buffer)"])
-    assert "the buffer level cannot hold !quant.uniform values yet" in _error(capsys, code)
+    assert "'graph.profile' has no buffer form: profile a graph in the graph interpreter" in _error(capsys, code)

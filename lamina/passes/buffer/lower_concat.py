@@ -29,8 +29,9 @@ class LowerConcat(Pass):
     buffer, with no copy left.
 
     Legal when each input's part is contiguous in `%dest`, i.e. every
-    dimension before `axis` has size 1 (channel concats at batch 1);
-    other concats are left as they are.
+    dimension before `axis` has size 1 (channel concats at batch 1), and
+    the inputs have `%dest`'s scales if quantized (a quantized concat that
+    rescales computes); other concats are left as they are.
     """
 
     name = "buffer-lower-concat"
@@ -39,13 +40,18 @@ class LowerConcat(Pass):
 
     def run(self, op: ir.Operation) -> None:
         for concat in [child for child in body_ops(op) if child.name == "buffer.concat"]:
-            if _parts_are_contiguous(concat):
+            if _parts_are_contiguous(concat) and _keeps_scales(concat):
                 _lower(concat)
 
 
 def _parts_are_contiguous(concat: ir.Operation) -> bool:
     axis = BUFFER.view(concat).attr("axis")
     return prod(spec_of(concat.operands[0].type).shape[:axis]) == 1
+
+
+def _keeps_scales(concat: ir.Operation) -> bool:
+    dest, *sources = (spec_of(value.type) for value in concat.operands)
+    return all(source.quant == dest.quant for source in sources)
 
 
 def _lower(concat: ir.Operation) -> None:

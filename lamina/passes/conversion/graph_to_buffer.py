@@ -9,7 +9,7 @@ from mlir import ir
 from lamina.dialects.buffer import BUFFER, UNPLANNED
 from lamina.dialects.buffer_analysis import flat_ops
 from lamina.dialects.graph import GRAPH, MODEL_INTERFACE
-from lamina.dialects.irdl import I64, STORAGE, STR
+from lamina.dialects.irdl import I64, PROBE, STORAGE, STR
 from lamina.dialects.model import main_function
 from lamina.dialects.types import spec_of, to_memref
 from lamina.passes.registry import Pass, PassError, register_pass
@@ -42,6 +42,11 @@ class ConvertGraphToBuffer(Pass):
       `buffer.scan` with their regions' ops generated inside, the regions'
       own allocs freed at their end (`graph_to_buffer_regions.py`).
 
+    A quantized value's buffer holds its stored integers and keeps its
+    `!quant.uniform` type in the memref's memory space (`types.to_memref`),
+    so graph.quantize, graph.dequantize and quantized ops become
+    instructions like any other; profiling probes have no buffer form.
+
     Weights and constants are declared first, in graph order, like Glow's
     `declare` section. As in Glow's IRBuilder, every `buffer.dealloc` is
     appended at the end of the function (in allocation order): hoisting them
@@ -64,14 +69,12 @@ class ConvertGraphToBuffer(Pass):
             if GRAPH.lookup(graph_op) is None:
                 raise PassError(f"'{graph_op.name}' is not a graph op; IRGen converts graph functions only",
                                 graph_op.location)
+            if GRAPH.lookup(graph_op).has(PROBE):
+                raise PassError(f"'{graph_op.name}' has no buffer form: profile a graph in the graph interpreter "
+                                "(lamina-profile), then quantize it", graph_op.location)
             if len(graph_op.results) > 1 and not len(graph_op.regions):
                 raise PassError(f"'{graph_op.name}' has no buffer form (multi-result ops): lower recurrent layers "
                                 "(graph-lower), or run the model on the CPU path", graph_op.location)
-            quantized = [v.type for v in (*graph_op.operands, *graph_op.results) if spec_of(v.type).quant is not None]
-            if quantized:
-                raise PassError(f"'{graph_op.name}' computes on {quantized[0]}: the buffer level cannot hold "
-                                "!quant.uniform values yet (memrefs have no quantized element type); run quantized "
-                                "graphs in the graph interpreter or on the CPU path", graph_op.location)
         terminator = block.operations[len(block.operations) - 1]
         _IRGen(graph_ops, terminator).emit()
         for graph_op in reversed(graph_ops):  # users before producers: nothing is used once erased

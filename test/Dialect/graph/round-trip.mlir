@@ -192,8 +192,6 @@ func.func @data_movement() {
 func.func @precision() {
   // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
   %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
-  // CHECK-NEXT: "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
-  "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
   // CHECK-NEXT: %1 = "graph.quantize"(%0) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 5.000000e-01:-3>>
   %1 = "graph.quantize"(%0) : (tensor<1x2x3x3xf32>) -> tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>
   // CHECK-NEXT: %2 = "graph.constant"() {value = dense<1> : tensor<4x2x1x1xi8>} : () -> tensor<4x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {1.000000e-01,2.000000e-01,1.000000e-01,2.000000e-01}>>
@@ -204,6 +202,17 @@ func.func @precision() {
   %4 = "graph.convolution"(%1, %2, %3) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x2x3x3x!quant.uniform<i8:f32, 0.5:-3>>, tensor<4x2x1x1x!quant.uniform<i8<-127:127>:f32:0, {0.1,0.2,0.1,0.2}>>, tensor<4x!quant.uniform<i32:f32:0, {0.05,0.1,0.05,0.1}>>) -> tensor<1x4x3x3x!quant.uniform<u8:f32, 0.25:128>>
   // CHECK-NEXT: %5 = "graph.dequantize"(%4) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 2.500000e-01:128>>) -> tensor<1x4x3x3xf32>
   %5 = "graph.dequantize"(%4) : (tensor<1x4x3x3x!quant.uniform<u8:f32, 0.25:128>>) -> tensor<1x4x3x3xf32>
+  // CHECK-NEXT: return
+  return
+}
+
+// Glow's Profile mode: a probe (no result, no buffer form).
+// CHECK-LABEL: func.func @profiling()
+func.func @profiling() {
+  // CHECK-NEXT: %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  %0 = "graph.placeholder"() {name = "x"} : () -> tensor<1x2x3x3xf32>
+  // CHECK-NEXT: "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
+  "graph.profile"(%0) {name = "x"} : (tensor<1x2x3x3xf32>) -> ()
   // CHECK-NEXT: return
   return
 }

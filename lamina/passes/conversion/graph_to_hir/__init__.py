@@ -71,7 +71,7 @@ def _convert(module: ir.Operation, architecture: Architecture,
         if GRAPH.lookup(op) is None:
             raise PassError(f"'{op.name}' is not a graph op; convert-graph-to-hir converts graph functions only",
                             op.location)
-    if rewrite_average_pools(ops, architecture.data_type):
+    if rewrite_average_pools(ops, architecture.data_type, calibrated=measure is not None and calibrated):
         ops = body_ops(module)
     if split_large_layers(ops, architecture):
         ops = body_ops(module)
