@@ -119,8 +119,9 @@ def test_a_small_cnn_computes_the_same_after_irgen():
     # The one freedom left is memory layout: the graph interpreter hands the
     # fully-connected layer a transposed view of fc_w (transB), the buffer
     # level its transposed bytes, and BLAS sums in another order (observed:
-    # 1.2e-7 of the logits' scale).
-    assert_same_outputs_after_irgen(module, {"x": x}, scale_tolerance=1e-6)
+    # 1.2e-7 of the logits' scale alone, 3.8e-6 of the probabilities' under a
+    # loaded suite). A shared buffer read after it was overwritten is off by O(1).
+    assert_same_outputs_after_irgen(module, {"x": x}, scale_tolerance=1e-5)
 
 
 def test_concat_and_reshape_of_inputs_compute_the_same_after_irgen():
