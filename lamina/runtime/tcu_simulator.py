@@ -146,8 +146,8 @@ class _Run:
                 else:
                     raise LaminaError(f"{source}: placeholder '{name}' is neither a model input, an earlier "
                                       f"host result nor a Vars entry of {self.loaded.path}")
-                # Floats travel as float32 (model inputs) or fixed point (Vars); a float64 placeholder
-                # (a float64 model's host segment) reads them in its own type.
+                # Model inputs are kept as given, Vars come back from fixed point: a float placeholder
+                # (float32, or a float64 model's) reads either in its own type.
                 floats = np.issubdtype(value.dtype, np.floating) and np.issubdtype(spec.dtype, np.floating)
                 feeds[name] = value.astype(spec.dtype) if floats else value
             try:
@@ -203,8 +203,7 @@ def _simulate(loaded: LoadedModel, program: np.ndarray, group: list[Mapping[str,
     for index, inputs in enumerate(group):
         for entry in manifest.inputs:
             given = np.asarray(inputs[entry.name])
-            run.host_values[index][entry.name] = (given if np.issubdtype(given.dtype, np.integer)
-                                                  else given.astype(np.float32))
+            run.host_values[index][entry.name] = given  # a host step reads it in its placeholder's type
             if entry.base is not None:
                 run.write_tensor(entry, inputs[entry.name], index)
     executed = []
