@@ -159,7 +159,7 @@ CONTRIB_OPS: dict[str, ContribOp] = {op.op_type: op for op in [
     ContribOp("QLinearGlobalAveragePool", "GlobalAveragePool", frozenset({"channels_last"}), *UNARY,
               _unary("GlobalAveragePool"), "NCHW only (channels_last = 0)."),
     ContribOp("QLinearWhere", "Where", frozenset(), (0, 1, 2, 4, 5, 7), (2, 3, 5, 6, 7, 8), 8, _where),
-    ContribOp("QGemm", "Gemm", frozenset({"alpha", "transA", "transB"}), (0, 1, 3, 4), (1, 2, 4, 5, 7, 8), None,
+    ContribOp("QGemm", "Gemm", frozenset({"alpha", "transA", "transB"}), (0, 1, 2, 3, 4, 5), (1, 2, 4, 5, 7, 8), None,
               _gemm, "Per-tensor or per-column B; float output without y_scale."),
 ]}
 

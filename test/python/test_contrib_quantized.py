@@ -123,6 +123,16 @@ def test_qgemm_matches_onnxruntime_within_one_step(per_column, float_output):
     _assert_within_one_step(_gemm(per_column, float_output), 1e-5 if float_output else 0.05)
 
 
+def test_dequantize_linear_without_a_zero_point_reads_zero_of_the_stored_type():
+    """DequantizeLinear of int8 integers without a zero point: 0 of int8 (ONNX's default), not of uint8, which
+    made MLIR abort on a quant type of i8 storage over 0..255 (found by fuzzing the contrib rewrite)."""
+    weights = np.random.default_rng(4).integers(-128, 128, SHAPE).astype(np.int8)
+    nodes = [helper.make_node("DequantizeLinear", ["w", "ws"], ["wf"], name="dqw"),
+             helper.make_node("Add", ["x", "wf"], ["y"], name="add")]
+    model = _model(nodes, {"w": weights, "ws": np.float32(0.01)}, {"x": SHAPE})
+    _assert_within_one_step(model, 1e-6)
+
+
 def test_qlinear_where_matches_onnxruntime_within_one_step():
     condition = np.random.default_rng(3).random(SHAPE) > 0.5
     nodes = [helper.make_node("QuantizeLinear", ["x", "xs", "xz"], ["xq"], name="qx"),
