@@ -24,6 +24,8 @@ import numpy as np
 
 from lamina.target.tcu.program import ConfigRegister, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode
 
+from .tcu_matmul_grid import accumulate_grid
+
 if TYPE_CHECKING:
     from .tcu_machine import Machine
 
@@ -51,7 +53,7 @@ def strided_vectors(start: np.ndarray, stride: np.ndarray, size: np.ndarray) -> 
     return owner, start[owner] + (offset << stride[owner])
 
 
-class _Fields:
+class RunFields:
     """The run's instruction fields as int64 arrays."""
 
     def __init__(self, records: np.ndarray):
@@ -62,12 +64,12 @@ class _Fields:
 
 def execute_array_run(machine: Machine, records: np.ndarray) -> int:
     """Execute a prefix of `records` (all accepted by `array_run_mask`) as one run; return its length."""
-    count = _run_end(_Fields(records), machine.inputs)
-    _ArrayRun(machine, _Fields(records[:count])).execute()
+    count = _run_end(RunFields(records), machine.inputs)
+    _ArrayRun(machine, RunFields(records[:count])).execute()
     return count
 
 
-def _run_end(fields: _Fields, inputs: int) -> int:
+def _run_end(fields: RunFields, inputs: int) -> int:
     """How many instructions from the first form one run: MatMul vectors capped, no write after a MatMul read."""
     matmul = np.flatnonzero(fields.opcode == Opcode.MATMUL)
     rows = np.cumsum(fields.op2[matmul] + 1) * inputs
@@ -98,7 +100,7 @@ def _run_end(fields: _Fields, inputs: int) -> int:
 class _ArrayRun:
     """One run's execution (module docstring), in the order its values are needed."""
 
-    def __init__(self, machine: Machine, fields: _Fields):
+    def __init__(self, machine: Machine, fields: RunFields):
         self.machine, self.fields = machine, fields
         self.n = machine.arch.array_size
         self.local = machine.batched["local memory"]
@@ -172,6 +174,8 @@ class _ArrayRun:
             return
         machine = self.machine
         machine.saturations.current = Opcode.MATMUL.name
+        if accumulate_grid(machine, f, matmul, stream, ends):
+            return
         sizes = f.op2[matmul] + 1
         groups = [np.flatnonzero(sizes == size) for size in np.unique(sizes)]
         results = [self._products(matmul[group], int(sizes[group[0]]), stream, ends[group]) for group in groups]

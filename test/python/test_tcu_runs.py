@@ -12,7 +12,8 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.driver.compiler import compile_model
 from lamina.runtime.hir_interpreter import inputs as hir_inputs
 from lamina.runtime.hir_interpreter import run_hir
-from lamina.runtime.tcu_array_runs import array_run_lengths, execute_array_run
+from lamina.runtime.tcu_array_runs import RunFields, array_run_lengths, execute_array_run
+from lamina.runtime.tcu_matmul_grid import MatMulGrid
 from lamina.runtime.tcu_machine import Machine
 from lamina.runtime.tcu_simd_runs import SimdFields, SimdRuns
 from lamina.runtime.tcu_simulator import simulate_samples
@@ -127,6 +128,83 @@ def test_chain_that_saturates_counts_like_one_by_one():
     batched, single = _machines(b.build(), 2, MAX)
     _assert_same(batched, single)
     assert batched.saturations.by_opcode.get("MATMUL", 0) > 0
+
+
+def _grid_program(tiles: int, row_starts: list[int], size: int, skips: list[tuple[int, int]], restart: bool,
+                  zeroes: list[tuple[int, int]]) -> np.ndarray:
+    """A convolution's run: per weight tile a DataMove of the tile, a LoadWeight and one MatMul per output row
+    (`row_starts` in the accumulators, `size` vectors each), all accumulating except the first tile's unless
+    `restart`; the (tile, row) pairs of `skips` have no MatMul (rows that read only padding), those of `zeroes`
+    read zeroes."""
+    b = ProgramBuilder()
+    for tile in range(tiles):
+        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
+        b.load_weight(44, N + 1)
+        for row, start in enumerate(row_starts):
+            if (tile, row) not in skips:
+                b.matmul(3 * tile + 2 * row, start, size, accumulate=tile > 0 or not restart,
+                         zeroes=(tile, row) in zeroes)
+    return b.build()
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiles=st.integers(1, 5), rows=st.integers(1, 4), size=st.integers(1, 3), restart=st.booleans(),
+       data=st.data(), seed=st.integers(0, 2**16), scale=st.sampled_from([2 * 256, MAX]))
+def test_matmul_grids_equal_one_by_one(tiles, rows, size, restart, data, seed, scale):
+    """Tiles by output rows, with skipped rows, zero inputs and sums that saturate, as one dense grid."""
+    starts = data.draw(st.permutations(range(0, 8 * size, size)).map(lambda p: list(p[:rows])))
+    pairs = st.tuples(st.integers(0, tiles - 1), st.integers(0, rows - 1))
+    skips = data.draw(st.lists(pairs, max_size=3))
+    zeroes = data.draw(st.lists(pairs, max_size=2))
+    program = _grid_program(tiles, starts, size, skips, restart, zeroes)
+    if not (program["opcode"] == 1).any():
+        return
+    fields = RunFields(program)
+    matmul = np.flatnonzero(fields.opcode == 1)
+    assert MatMulGrid.of(fields, matmul, ARCH.accumulator_depth) is not None
+    _assert_same(*_machines(program, seed, scale))
+
+
+def test_a_tile_writing_a_row_twice_or_restarting_a_row_is_not_a_grid():
+    for restart in (False, True):
+        b = ProgramBuilder()
+        b.load_weight(44, N + 1)
+        b.matmul(0, 0, 4)
+        b.load_weight(44, N + 1)
+        b.matmul(4, 0, 4, accumulate=True)
+        if restart:  # a later tile starts rows 0-3 again from its output: two segments
+            b.load_weight(44, N + 1)
+            b.matmul(8, 0, 4)
+        else:  # rows 2-3 again in the same tile
+            b.matmul(8, 2, 4, accumulate=True)
+        program = b.build()
+        fields = RunFields(program)
+        assert MatMulGrid.of(fields, np.flatnonzero(fields.opcode == 1), ARCH.accumulator_depth) is None
+        _assert_same(*_machines(program, 6, MAX))
+
+
+def test_grid_rows_whose_partial_sums_saturate_add_tile_by_tile():
+    """+20000 +20000 -20000: one by one the second add clips at the maximum and the row ends at 12767, where
+    the plain sum would be 20000; the other row stays exact."""
+    b = ProgramBuilder()
+    for tile in range(3):
+        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
+        b.load_weight(44, N + 1)
+        b.matmul(0, 0, 2, accumulate=tile > 0)
+    program = b.build()
+    results = []
+    for batch in (True, False):
+        machine = Machine(ARCH, 64, 64)
+        for tile, sign in enumerate((1, 1, -1)):
+            machine.batched["DRAM1"][0, 5 * tile + 1:5 * tile + 1 + N] = sign * 256 * np.eye(N, dtype=np.int16)
+        machine.local[0] = [20000, 7, 0, 0]
+        machine.local[1] = [1, 2, 3, 4]
+        machine.run(program, batch=batch)
+        results.append(machine)
+    _assert_same(*results)
+    assert results[0].accumulators[0].tolist() == [12767, 7, 0, 0]
+    assert results[0].accumulators[1].tolist() == [1, 2, 3, 4]
+    assert results[0].saturations.by_opcode == {"MATMUL": 1}
 
 
 # -- periodic SIMD runs -------------------------------------------------------------------------

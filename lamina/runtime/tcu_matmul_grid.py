@@ -1,0 +1,139 @@
+"""The MatMuls of an array run laid out as a grid of weight tiles by accumulator rows, and summed densely.
+
+A convolution's array run loads a weight tile, then runs MatMuls over the output rows into the same
+accumulator rows, tile after tile. When every tile's MatMuls write each accumulator row at most once, the
+outputs fit a dense (tiles, rows) grid: one batched product per run, zero where a tile skips a row (rows that
+read only padding), and one sum over the tile axis, with no sort and no segmented reduction. The sums equal
+executing the MatMuls in order where no add can saturate, which the bounds of `tcu_array_runs._accumulate`
+prove per row: the row's start plus its positive (negative) outputs stays inside the data type. Other rows
+add their tiles one at a time, saturating and counting as one-by-one execution does.
+
+`accumulate_grid` declines (returns False) a run whose MatMuls do not fit a grid, or whose products are not
+exact in float64; the caller then uses the general path.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from lamina.target.tcu.program import ConfigRegister, MatMulFlag, Opcode
+
+if TYPE_CHECKING:
+    from .tcu_array_runs import RunFields
+    from .tcu_machine import Machine
+
+_ROWS_PER_PRODUCT = 1 << 10  # rows x inputs per product: OpenBLAS stays on one thread (`tcu_array_runs`)
+
+
+def accumulate_grid(machine: Machine, f: RunFields, matmul: np.ndarray, stream: np.ndarray, ends: np.ndarray) -> bool:
+    """Execute the run's MatMuls (`matmul`, their positions; `ends`, each one's weight stream length) as a grid,
+    or return False if they do not form one."""
+    n = machine.arch.array_size
+    data_type = machine.data_type
+    shift = machine.shifts[ConfigRegister.ARRAY_SHIFT]
+    if not data_type._exact_in_float(n, shift):
+        return False
+    grid = MatMulGrid.of(f, matmul, machine.arch.accumulator_depth)
+    if grid is None:
+        return False
+    weights = stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)]  # (inputs, tiles, N + 1, N)
+    shared = bool((weights == weights[:1]).all())
+    weights = (weights[:1] if shared else weights).swapaxes(0, 1).astype(np.float64)  # (tiles, 1 | inputs, ...)
+    bias, weights = weights[:, :, :1], weights[:, :, 1:] * 2.0 ** -shift
+    local = machine.batched["local memory"]
+    inputs = local.shape[0]
+    flat_local = local.reshape(-1, n)
+    chunk = max(1, _ROWS_PER_PRODUCT // inputs)
+    for start in range(0, grid.rows, chunk):
+        stop = min(start + chunk, grid.rows)
+        # (tiles, inputs, rows, N): input k's row r at k * depth + r of the flattened local memory
+        index = grid.local_rows[:, None, start:stop] + (np.arange(inputs) * local.shape[1])[None, :, None]
+        x = np.take(flat_local, index, axis=0).astype(np.float64)
+        if grid.zeroes is not None:
+            x[np.broadcast_to(grid.zeroes[:, None, start:stop], x.shape[:3])] = 0
+        if shared:
+            products = (x.reshape(grid.tiles, -1, n) @ weights[:, 0]).reshape(x.shape)
+        else:
+            products = x @ weights
+        products += bias
+        np.rint(products, out=products)
+        if grid.missing is not None:
+            products[np.broadcast_to(grid.missing[:, None, start:stop], x.shape[:3])] = 0
+        _sum_tiles(machine, products, grid.accumulator_rows[start:stop], grid.from_accumulator[start:stop])
+    return True
+
+
+class MatMulGrid:
+    """Where each MatMul vector of a run sits: tile (the LoadWeights before it) by accumulator row."""
+
+    def __init__(self, tiles: int, first_of_tile: np.ndarray, accumulator_rows: np.ndarray, local_rows: np.ndarray,
+                 from_accumulator: np.ndarray, missing: np.ndarray | None, zeroes: np.ndarray | None):
+        self.tiles, self.rows = tiles, len(accumulator_rows)
+        self.first_of_tile = first_of_tile  # index into the run's MatMuls of each tile's first
+        self.accumulator_rows = accumulator_rows  # the rows, ascending
+        self.local_rows = local_rows  # (tiles, rows): the local row each product reads (0 where missing)
+        self.from_accumulator = from_accumulator  # per row: its first MatMul accumulates (else starts from 0)
+        self.missing = missing  # (tiles, rows) where a tile has no MatMul for the row, or None
+        self.zeroes = zeroes  # (tiles, rows) where the MatMul reads zeroes instead of local memory, or None
+
+    @classmethod
+    def of(cls, f: RunFields, matmul: np.ndarray, depth: int) -> MatMulGrid | None:
+        loads_before = np.cumsum(f.opcode == Opcode.LOAD_WEIGHT)[matmul]
+        new_tile = np.append(True, loads_before[1:] != loads_before[:-1])
+        tile = np.cumsum(new_tile) - 1
+        tiles = int(tile[-1]) + 1
+        sizes = f.op2[matmul] + 1
+        owner = np.repeat(np.arange(len(matmul)), sizes)
+        offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        accumulator = f.op1[matmul][owner] + (offset << f.stride1[matmul][owner])
+        present = np.zeros(depth, bool)
+        present[accumulator] = True
+        rows = np.flatnonzero(present)
+        position = np.zeros(depth, np.int64)
+        position[rows] = np.arange(len(rows))
+        slot = tile[owner] * len(rows) + position[accumulator]
+        count = np.bincount(slot, minlength=tiles * len(rows))
+        if count.max() > 1:
+            return None  # a tile writes a row twice
+        exists = count.reshape(tiles, len(rows)).astype(bool)
+        flags = f.flags[matmul][owner]
+        starts = (flags & MatMulFlag.ACCUMULATE) == 0
+        if starts.any():
+            first_tile = exists.argmax(axis=0)
+            if (tile[owner][starts] != first_tile[position[accumulator[starts]]]).any():
+                return None  # a MatMul without the accumulate flag after a row's first: a new segment
+        from_accumulator = np.ones(len(rows), bool)
+        from_accumulator[position[accumulator[starts]]] = False
+        local_rows = np.zeros(tiles * len(rows), np.int64)
+        local_rows[slot] = f.op0[matmul][owner] + (offset << f.stride0[matmul][owner])
+        zero = (flags & MatMulFlag.ZEROES) != 0
+        zeroes = None
+        if zero.any():
+            zeroes = np.zeros(tiles * len(rows), bool)
+            zeroes[slot[zero]] = True
+            zeroes = zeroes.reshape(tiles, len(rows))
+        missing = None if exists.all() else ~exists
+        return cls(tiles, np.flatnonzero(new_tile), rows, local_rows.reshape(tiles, len(rows)), from_accumulator,
+                   missing, zeroes)
+
+
+def _sum_tiles(machine: Machine, products: np.ndarray, rows: np.ndarray, from_accumulator: np.ndarray) -> None:
+    """Add the rounded products (tiles, inputs, rows, N; zero where missing) into the accumulator rows in tile
+    order: summed at once where the bounds allow, else tile by tile."""
+    accumulators = machine.batched["accumulators"]
+    data_type = machine.data_type
+    total = products.sum(axis=0)
+    positive = np.maximum(products, 0).sum(axis=0)
+    begin = accumulators[:, rows].astype(np.float64)
+    begin[:, ~from_accumulator] = 0
+    unsafe = ((np.maximum(begin, 0) + positive > data_type.maximum)
+              | (np.minimum(begin, 0) + total - positive < data_type.minimum)).any(axis=(0, 2))
+    safe = ~unsafe
+    accumulators[:, rows[safe]] = (begin + total)[:, safe]
+    if unsafe.any():
+        current = begin[:, unsafe].astype(np.int64)
+        for tile in products[:, :, unsafe]:
+            current = data_type.add(current, data_type.saturate(tile.astype(np.int64)))
+        accumulators[:, rows[unsafe]] = current
