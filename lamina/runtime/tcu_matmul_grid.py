@@ -38,31 +38,46 @@ def accumulate_grid(machine: Machine, f: RunFields, matmul: np.ndarray, stream: 
     grid = MatMulGrid.of(f, matmul, machine.arch.accumulator_depth)
     if grid is None:
         return False
-    weights = stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)]  # (inputs, tiles, N + 1, N)
-    shared = bool((weights == weights[:1]).all())
-    weights = (weights[:1] if shared else weights).swapaxes(0, 1).astype(np.float64)  # (tiles, 1 | inputs, ...)
-    bias, weights = weights[:, :, :1], weights[:, :, 1:] * 2.0 ** -shift
-    local = machine.batched["local memory"]
-    inputs = local.shape[0]
-    flat_local = local.reshape(-1, n)
+    products = _Products(machine, grid, stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)], shift)
+    inputs = machine.inputs
     chunk = max(1, _ROWS_PER_PRODUCT // inputs)
     for start in range(0, grid.rows, chunk):
-        stop = min(start + chunk, grid.rows)
-        # (tiles, inputs, rows, N): input k's row r at k * depth + r of the flattened local memory
-        index = grid.local_rows[:, None, start:stop] + (np.arange(inputs) * local.shape[1])[None, :, None]
-        x = np.take(flat_local, index, axis=0).astype(np.float64)
-        if grid.zeroes is not None:
-            x[np.broadcast_to(grid.zeroes[:, None, start:stop], x.shape[:3])] = 0
-        if shared:
-            products = (x.reshape(grid.tiles, -1, n) @ weights[:, 0]).reshape(x.shape)
-        else:
-            products = x @ weights
-        products += bias
-        np.rint(products, out=products)
-        if grid.missing is not None:
-            products[np.broadcast_to(grid.missing[:, None, start:stop], x.shape[:3])] = 0
-        _sum_tiles(machine, products, grid.accumulator_rows[start:stop], grid.from_accumulator[start:stop])
+        _sum_tiles(machine, products, grid, np.arange(start, min(start + chunk, grid.rows)))
     return True
+
+
+class _Products:
+    """The rounded products of chosen grid rows: (tiles, inputs, rows, N) float64, zero where a tile has no
+    MatMul for the row."""
+
+    def __init__(self, machine: Machine, grid: MatMulGrid, weights: np.ndarray, shift: int):
+        """`weights`: each tile's (inputs, tiles, N + 1, N), bias row first."""
+        self.grid = grid
+        self.shared = bool((weights == weights[:1]).all())  # the same weights in every input (from DRAM1)
+        weights = (weights[:1] if self.shared else weights).swapaxes(0, 1).astype(np.float64)
+        # the bias as an (N+1)-th weight row against a constant input 1: every term is a multiple of 2**-shift
+        # below 2**53 of them, so the sum is exact in any order
+        self.weights = np.concatenate([weights[:, :, 1:] * 2.0 ** -shift, weights[:, :, :1]], axis=2)
+        local = machine.batched["local memory"]
+        self.flat_local = local.reshape(-1, local.shape[2])
+        self.input_offsets = (np.arange(local.shape[0]) * local.shape[1])[None, :, None]
+
+    def __call__(self, rows: np.ndarray) -> np.ndarray:
+        grid = self.grid
+        tiles, inputs, n = grid.tiles, len(self.input_offsets[0]), self.flat_local.shape[1]
+        x = np.empty((tiles, inputs, len(rows), n + 1))
+        # input k's local row r is row k * depth + r of the flattened local memory
+        x[..., :n] = np.take(self.flat_local, grid.local_rows[:, None, rows] + self.input_offsets, axis=0)
+        x[..., n] = 1
+        if grid.zeroes is not None:
+            x[np.broadcast_to(grid.zeroes[:, None, rows], x.shape[:3]), :n] = 0
+        if grid.missing is not None:  # no MatMul: no product and no bias
+            x[np.broadcast_to(grid.missing[:, None, rows], x.shape[:3])] = 0
+        if self.shared:
+            products = (x.reshape(tiles, -1, n + 1) @ self.weights[:, 0]).reshape(*x.shape[:3], n)
+        else:
+            products = x @ self.weights
+        return np.rint(products, out=products)
 
 
 class MatMulGrid:
@@ -119,21 +134,24 @@ class MatMulGrid:
                    missing, zeroes)
 
 
-def _sum_tiles(machine: Machine, products: np.ndarray, rows: np.ndarray, from_accumulator: np.ndarray) -> None:
-    """Add the rounded products (tiles, inputs, rows, N; zero where missing) into the accumulator rows in tile
-    order: summed at once where the bounds allow, else tile by tile."""
+def _sum_tiles(machine: Machine, products: _Products, grid: MatMulGrid, rows: np.ndarray) -> None:
+    """Add the products of grid rows `rows` into their accumulator rows in tile order: summed at once where
+    the bounds allow, else tile by tile."""
     accumulators = machine.batched["accumulators"]
     data_type = machine.data_type
-    total = products.sum(axis=0)
-    positive = np.maximum(products, 0).sum(axis=0)
-    begin = accumulators[:, rows].astype(np.float64)
-    begin[:, ~from_accumulator] = 0
+    addresses = grid.accumulator_rows[rows]
+    values = products(rows)
+    total = values.sum(axis=0)
+    absolute = np.abs(values, out=values).sum(axis=0)
+    positive, negative = (absolute + total) * 0.5, (total - absolute) * 0.5  # exact: integers
+    begin = accumulators[:, addresses].astype(np.float64)
+    begin[:, ~grid.from_accumulator[rows]] = 0
     unsafe = ((np.maximum(begin, 0) + positive > data_type.maximum)
-              | (np.minimum(begin, 0) + total - positive < data_type.minimum)).any(axis=(0, 2))
+              | (np.minimum(begin, 0) + negative < data_type.minimum)).any(axis=(0, 2))
     safe = ~unsafe
-    accumulators[:, rows[safe]] = (begin + total)[:, safe]
+    accumulators[:, addresses[safe]] = (begin + total)[:, safe]
     if unsafe.any():
         current = begin[:, unsafe].astype(np.int64)
-        for tile in products[:, :, unsafe]:
+        for tile in products(rows[unsafe]):
             current = data_type.add(current, data_type.saturate(tile.astype(np.int64)))
-        accumulators[:, rows[unsafe]] = current
+        accumulators[:, addresses[unsafe]] = current

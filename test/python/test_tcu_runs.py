@@ -131,14 +131,14 @@ def test_chain_that_saturates_counts_like_one_by_one():
 
 
 def _grid_program(tiles: int, row_starts: list[int], size: int, skips: list[tuple[int, int]], restart: bool,
-                  zeroes: list[tuple[int, int]]) -> np.ndarray:
+                  zeroes: list[tuple[int, int]], weights_kind: DataMoveKind) -> np.ndarray:
     """A convolution's run: per weight tile a DataMove of the tile, a LoadWeight and one MatMul per output row
     (`row_starts` in the accumulators, `size` vectors each), all accumulating except the first tile's unless
     `restart`; the (tile, row) pairs of `skips` have no MatMul (rows that read only padding), those of `zeroes`
-    read zeroes."""
+    read zeroes. Weights from DRAM0 differ between the inputs run together."""
     b = ProgramBuilder()
     for tile in range(tiles):
-        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
+        b.data_move(weights_kind, 44, 5 * tile, N + 1)
         b.load_weight(44, N + 1)
         for row, start in enumerate(row_starts):
             if (tile, row) not in skips:
@@ -149,14 +149,15 @@ def _grid_program(tiles: int, row_starts: list[int], size: int, skips: list[tupl
 
 @settings(max_examples=60, deadline=None)
 @given(tiles=st.integers(1, 5), rows=st.integers(1, 4), size=st.integers(1, 3), restart=st.booleans(),
+       weights_kind=st.sampled_from([DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.DRAM1_TO_LOCAL]),
        data=st.data(), seed=st.integers(0, 2**16), scale=st.sampled_from([2 * 256, MAX]))
-def test_matmul_grids_equal_one_by_one(tiles, rows, size, restart, data, seed, scale):
+def test_matmul_grids_equal_one_by_one(tiles, rows, size, restart, weights_kind, data, seed, scale):
     """Tiles by output rows, with skipped rows, zero inputs and sums that saturate, as one dense grid."""
     starts = data.draw(st.permutations(range(0, 8 * size, size)).map(lambda p: list(p[:rows])))
     pairs = st.tuples(st.integers(0, tiles - 1), st.integers(0, rows - 1))
     skips = data.draw(st.lists(pairs, max_size=3))
     zeroes = data.draw(st.lists(pairs, max_size=2))
-    program = _grid_program(tiles, starts, size, skips, restart, zeroes)
+    program = _grid_program(tiles, starts, size, skips, restart, zeroes, weights_kind)
     if not (program["opcode"] == 1).any():
         return
     fields = RunFields(program)
