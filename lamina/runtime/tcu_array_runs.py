@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 _ROWS_PER_RUN = 1 << 16  # MatMul vectors x inputs per run: bounds the run's arrays (8 MB each), which stay in
 _ROWS_PER_PRODUCT = 1 << 10  # OpenBLAS multiplies up to this many rows by N x N on one thread: on a busy
 # machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s)
+_MATMUL, _DATA_MOVE, _LOAD_WEIGHT = int(Opcode.MATMUL), int(Opcode.DATA_MOVE), int(Opcode.LOAD_WEIGHT)
 _INTO_LOCAL = (int(DataMoveKind.DRAM0_TO_LOCAL), int(DataMoveKind.DRAM1_TO_LOCAL))
 
 
@@ -53,25 +54,48 @@ def strided_vectors(start: np.ndarray, stride: np.ndarray, size: np.ndarray) -> 
     return owner, start[owner] + (offset << stride[owner])
 
 
+def first_positions(length: int, keys: np.ndarray, positions: np.ndarray, default: int) -> np.ndarray:
+    """Per key in [0, length), the smallest of `positions` (non-decreasing) with that key, else `default`.
+
+    A fancy assignment with repeated indices leaves the last value: assigning in reverse leaves the first,
+    many times faster than `np.minimum.at`."""
+    first = np.full(length, default, np.int64)
+    first[keys[::-1]] = positions[::-1]
+    return first
+
+
+_FIELDS = ("opcode", "flags", "op0", "op1", "op2", "stride0", "stride1")
+
+
 class RunFields:
-    """The run's instruction fields as int64 arrays."""
+    """Instruction fields as int64 arrays, converted once per chunk; `fields[a:b]` views a part of them."""
 
     def __init__(self, records: np.ndarray):
         self.opcode, self.flags = records["opcode"].astype(np.int64), records["flags"].astype(np.int64)
         self.op0, self.op1, self.op2 = (records[f].astype(np.int64) for f in ("op0", "op1", "op2"))
         self.stride0, self.stride1 = records["op0_stride"].astype(np.int64), records["op1_stride"].astype(np.int64)
 
+    def __getitem__(self, part: slice) -> RunFields:
+        view = object.__new__(RunFields)
+        for name in _FIELDS:
+            setattr(view, name, getattr(self, name)[part])
+        return view
 
-def execute_array_run(machine: Machine, records: np.ndarray) -> int:
-    """Execute a prefix of `records` (all accepted by `array_run_mask`) as one run; return its length."""
-    count = _run_end(RunFields(records), machine.inputs)
-    _ArrayRun(machine, RunFields(records[:count])).execute()
+    def __len__(self) -> int:
+        return len(self.opcode)
+
+
+def execute_array_run(machine: Machine, fields: RunFields) -> int:
+    """Execute a prefix of the instructions of `fields` (all accepted by `array_run_lengths`) as one run;
+    return its length."""
+    count = _run_end(fields, machine.inputs)
+    _ArrayRun(machine, fields[:count]).execute()
     return count
 
 
 def _run_end(fields: RunFields, inputs: int) -> int:
     """How many instructions from the first form one run: MatMul vectors capped, no write after a MatMul read."""
-    matmul = np.flatnonzero(fields.opcode == Opcode.MATMUL)
+    matmul = np.flatnonzero(fields.opcode == _MATMUL)
     rows = np.cumsum(fields.op2[matmul] + 1) * inputs
     end = len(fields.opcode)
     over = np.flatnonzero(rows > _ROWS_PER_RUN)
@@ -80,16 +104,20 @@ def _run_end(fields: RunFields, inputs: int) -> int:
     elif len(over) and len(matmul) > 1:
         end = int(matmul[1])  # a single MatMul larger than the cap runs alone
     reading = matmul[(matmul < end) & (fields.flags[matmul] & MatMulFlag.ZEROES == 0)]
-    moves = np.flatnonzero((fields.opcode[:end] == Opcode.DATA_MOVE))
-    if len(reading) == 0 or len(moves) == 0:
+    moves = np.flatnonzero((fields.opcode[:end] == _DATA_MOVE))
+    moves = moves[moves > reading[0]] if len(reading) else moves[:0]  # earlier moves precede every read
+    if len(moves) == 0:
         return end
+    last_read = fields.op0[reading] + (fields.op2[reading] << fields.stride0[reading])
+    last_write = fields.op0[moves] + (fields.op2[moves] << fields.stride0[moves])
+    if last_write.max() < fields.op0[reading].min() or fields.op0[moves].min() > last_read.max():
+        return end  # the rows moved lie apart from the rows read
     # MatMuls of different output tiles read the same rows: the first MatMul reading each range is enough
     _, first = np.unique((fields.op0[reading] << 32) | (fields.stride0[reading] << 24) | fields.op2[reading],
                          return_index=True)
-    reading = reading[first]
+    reading = reading[np.sort(first)]
     owner, read_rows = strided_vectors(fields.op0[reading], fields.stride0[reading], fields.op2[reading] + 1)
-    first_read = np.full(int(read_rows.max()) + 1, end, np.int64)
-    np.minimum.at(first_read, read_rows, reading[owner])
+    first_read = first_positions(int(read_rows.max()) + 1, read_rows, reading[owner], end)
     move_owner, write_rows = strided_vectors(fields.op0[moves], fields.stride0[moves], fields.op2[moves] + 1)
     known = write_rows < len(first_read)
     hazard = np.zeros(len(write_rows), bool)
@@ -107,7 +135,7 @@ class _ArrayRun:
 
     def execute(self) -> None:
         f = self.fields
-        moves = np.flatnonzero(f.opcode == Opcode.DATA_MOVE)
+        moves = np.flatnonzero(f.opcode == _DATA_MOVE)
         owner, write_rows = strided_vectors(f.op0[moves], f.stride0[moves], f.op2[moves] + 1)
         self.write_positions, self.write_rows = moves[owner], write_rows
         self.write_values = self._move_values(moves, owner)
@@ -142,7 +170,7 @@ class _ArrayRun:
         """Every vector pushed into the array, after its weights before the run (row N first, row 0 last);
         and per MatMul, the stream length when it runs."""
         f = self.fields
-        loads = np.flatnonzero(f.opcode == Opcode.LOAD_WEIGHT)
+        loads = np.flatnonzero(f.opcode == _LOAD_WEIGHT)
         sizes = f.op1[loads] + 1
         # a LoadWeight pushes its highest address first: reversing the offsets of each load
         owner = np.repeat(np.arange(len(loads)), sizes)
@@ -156,7 +184,7 @@ class _ArrayRun:
         pushes[loads + 1] = sizes
         ends = self.n + 1 + np.cumsum(pushes)[:-1]
         self.machine.batched_weights[:] = stream[:, len(stream[0]) - 1 - np.arange(self.n + 1)]
-        return stream, ends[f.opcode == Opcode.MATMUL]
+        return stream, ends[f.opcode == _MATMUL]
 
     def _apply_moves(self) -> None:
         """Local memory after the run: each row written holds its last DataMove's vector."""
@@ -169,7 +197,7 @@ class _ArrayRun:
 
     def _matmuls(self, stream: np.ndarray, ends: np.ndarray) -> None:
         f = self.fields
-        matmul = np.flatnonzero(f.opcode == Opcode.MATMUL)
+        matmul = np.flatnonzero(f.opcode == _MATMUL)
         if not len(matmul):
             return
         machine = self.machine

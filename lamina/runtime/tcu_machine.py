@@ -33,7 +33,7 @@ from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, 
                                          Opcode, SimdFlag, SimdOp)
 from lamina.dialects.diagnostics import LaminaError
 
-from .tcu_array_runs import array_run_lengths, execute_array_run
+from .tcu_array_runs import RunFields, array_run_lengths, execute_array_run
 from .tcu_simd_runs import SimdFields, SimdRun, SimdRuns
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
@@ -224,6 +224,7 @@ class Machine:
         simd = SimdFields.of(chunk, self.arch.simd_registers_depth)
         simd_runs = SimdRuns(chunk, simd) if batch else None
         array_runs = array_run_lengths(chunk).tolist() if batch else None
+        fields = RunFields(chunk) if batch else None
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
@@ -232,7 +233,7 @@ class Machine:
         while i < len(chunk):
             code = opcode[i]
             if batch and array_runs[i] > 1:
-                i += execute_array_run(self, chunk[i:i + array_runs[i]])
+                i += execute_array_run(self, fields[i:i + array_runs[i]])
                 continue
             if code == Opcode.SIMD:
                 run = simd_runs.at(i) if batch else SimdRun(i, 1, 1)

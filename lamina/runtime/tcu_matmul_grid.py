@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .tcu_array_runs import RunFields
     from .tcu_machine import Machine
 
+_LOAD_WEIGHT = int(Opcode.LOAD_WEIGHT)
 _ROWS_PER_PRODUCT = 1 << 10  # rows x inputs per product: OpenBLAS stays on one thread (`tcu_array_runs`)
 
 
@@ -95,7 +96,7 @@ class MatMulGrid:
 
     @classmethod
     def of(cls, f: RunFields, matmul: np.ndarray, depth: int) -> MatMulGrid | None:
-        loads_before = np.cumsum(f.opcode == Opcode.LOAD_WEIGHT)[matmul]
+        loads_before = np.cumsum(f.opcode == _LOAD_WEIGHT)[matmul]
         new_tile = np.append(True, loads_before[1:] != loads_before[:-1])
         tile = np.cumsum(new_tile) - 1
         tiles = int(tile[-1]) + 1

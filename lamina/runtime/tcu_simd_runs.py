@@ -23,6 +23,8 @@ import numpy as np
 
 from lamina.target.tcu.program import Opcode, SimdFlag, unpack_simd
 
+from .tcu_array_runs import first_positions
+
 MAX_PERIOD = 9  # a 3x3 pool; longer blocks (a 7x7 average pool) run one instruction at a time
 
 
@@ -112,23 +114,30 @@ class SimdRuns:
     def _blocks_without_conflict(self, start: int, period: int, blocks: int) -> int:
         """How many blocks run before the first whose accumulator access conflicts with an earlier block's."""
         block = np.arange(blocks)
-        addresses, writes, owners = [], [], []
+        addresses, writes = [], []  # per access of a block position: its address in each block
         for k in range(start, start + period):
             flags = self.flags[k]
             if flags & _READ:
                 addresses.append(self.read[k] + (self.read[k + period] - self.read[k]) * block)
-                writes.append(np.zeros(blocks, bool)), owners.append(block)
+                writes.append(False)
             if flags & _WRITE:  # an accumulating write also reads its address, in the same block
                 addresses.append(self.write[k] + (self.write[k + period] - self.write[k]) * block)
-                writes.append(np.ones(blocks, bool)), owners.append(block)
-        if not addresses:
-            return blocks
-        address, write, owner = (np.concatenate(a) for a in (addresses, writes, owners))
+                writes.append(True)
+        if not any(writes):
+            return blocks  # reads only
+        steps = {int(a[1] - a[0]) for a in addresses} if blocks > 1 else {1}
+        if len(steps) == 1:
+            step = abs(steps.pop())
+            first = [int(a[0]) for a in addresses]
+            if step > max(first) - min(first):
+                return blocks  # each block's addresses lie within one step: the blocks never meet
+        # block-major order, so that the owning block never decreases
+        address = np.stack(addresses, axis=1).ravel()
+        write = np.tile(writes, blocks)
+        owner = np.repeat(block, len(writes))
         address -= address.min()
-        first_access = np.full(int(address.max()) + 1, blocks)
-        np.minimum.at(first_access, address, owner)
-        first_write = np.full(len(first_access), blocks)
-        np.minimum.at(first_write, address[write], owner[write])
+        first_access = first_positions(int(address.max()) + 1, address, owner, blocks)
+        first_write = first_positions(len(first_access), address[write], owner[write], blocks)
         conflict = (owner > first_write[address]) | (write & (owner > first_access[address]))
         return int(owner[conflict].min()) if conflict.any() else blocks
 

@@ -104,7 +104,7 @@ def test_a_move_over_rows_a_matmul_read_ends_the_run():
     b.matmul(0, 4, 4)                                         # reads the new local 2-3
     program = b.build()
     assert array_run_lengths(program).tolist() == [5, 4, 3, 2, 1]
-    assert execute_array_run(Machine(ARCH, 64, 64), program) == 3
+    assert execute_array_run(Machine(ARCH, 64, 64), RunFields(program)) == 3
     _assert_same(*_machines(program, 0, 2 * 256))
 
 
@@ -116,7 +116,7 @@ def test_weights_reloaded_between_matmuls_are_read_before_the_next_move():
         b.load_weight(40, N + 1)
         b.matmul(0, 0, 8, accumulate=tile > 0)
     program = b.build()
-    assert execute_array_run(Machine(ARCH, 64, 64), program) == len(program)
+    assert execute_array_run(Machine(ARCH, 64, 64), RunFields(program)) == len(program)
     _assert_same(*_machines(program, 1, 2 * 256))
 
 
