@@ -101,38 +101,45 @@ class MatMulGrid:
         tile = np.cumsum(new_tile) - 1
         tiles = int(tile[-1]) + 1
         sizes = f.op2[matmul] + 1
-        owner = np.repeat(np.arange(len(matmul)), sizes)
-        offset = np.arange(len(owner)) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-        accumulator = f.op1[matmul][owner] + (offset << f.stride1[matmul][owner])
+        first = np.cumsum(sizes) - sizes  # each MatMul's first vector
+        vector = np.arange(int(first[-1] + sizes[-1]))
+        accumulator = _strided(f.op1[matmul], f.stride1[matmul], sizes, first, vector)
         present = np.zeros(depth, bool)
         present[accumulator] = True
         rows = np.flatnonzero(present)
         position = np.zeros(depth, np.int64)
         position[rows] = np.arange(len(rows))
-        slot = tile[owner] * len(rows) + position[accumulator]
+        slot = np.repeat(tile * len(rows), sizes) + position[accumulator]
         count = np.bincount(slot, minlength=tiles * len(rows))
         if count.max() > 1:
             return None  # a tile writes a row twice
         exists = count.reshape(tiles, len(rows)).astype(bool)
-        flags = f.flags[matmul][owner]
-        starts = (flags & MatMulFlag.ACCUMULATE) == 0
-        if starts.any():
+        flags = f.flags[matmul]
+        starts = np.repeat((flags & MatMulFlag.ACCUMULATE) == 0, sizes)  # vectors of MatMuls that do not add
+        if tile[(flags & MatMulFlag.ACCUMULATE) == 0].max(initial=0) > 0:  # else all in the first tile
             first_tile = exists.argmax(axis=0)
-            if (tile[owner][starts] != first_tile[position[accumulator[starts]]]).any():
+            if (np.repeat(tile, sizes)[starts] != first_tile[position[accumulator[starts]]]).any():
                 return None  # a MatMul without the accumulate flag after a row's first: a new segment
         from_accumulator = np.ones(len(rows), bool)
         from_accumulator[position[accumulator[starts]]] = False
         local_rows = np.zeros(tiles * len(rows), np.int64)
-        local_rows[slot] = f.op0[matmul][owner] + (offset << f.stride0[matmul][owner])
-        zero = (flags & MatMulFlag.ZEROES) != 0
+        local_rows[slot] = _strided(f.op0[matmul], f.stride0[matmul], sizes, first, vector)
         zeroes = None
-        if zero.any():
+        if (flags & MatMulFlag.ZEROES).any():
             zeroes = np.zeros(tiles * len(rows), bool)
-            zeroes[slot[zero]] = True
+            zeroes[slot[np.repeat((flags & MatMulFlag.ZEROES) != 0, sizes)]] = True
             zeroes = zeroes.reshape(tiles, len(rows))
         missing = None if exists.all() else ~exists
         return cls(tiles, np.flatnonzero(new_tile), rows, local_rows.reshape(tiles, len(rows)), from_accumulator,
                    missing, zeroes)
+
+
+def _strided(start: np.ndarray, stride: np.ndarray, sizes: np.ndarray, first: np.ndarray, vector: np.ndarray
+             ) -> np.ndarray:
+    """The addresses of strided ranges (`first`: each range's index in `vector`, the arange of all)."""
+    if not stride.any():
+        return np.repeat(start - first, sizes) + vector
+    return np.repeat(start, sizes) + ((vector - np.repeat(first, sizes)) << np.repeat(stride, sizes))
 
 
 def _sum_tiles(machine: Machine, products: _Products, grid: MatMulGrid, rows: np.ndarray) -> None:

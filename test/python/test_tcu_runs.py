@@ -133,17 +133,19 @@ def test_chain_that_saturates_counts_like_one_by_one():
 def _grid_program(tiles: int, row_starts: list[int], size: int, skips: list[tuple[int, int]], restart: bool,
                   zeroes: list[tuple[int, int]], weights_kind: DataMoveKind) -> np.ndarray:
     """A convolution's run: per weight tile a DataMove of the tile, a LoadWeight and one MatMul per output row
-    (`row_starts` in the accumulators, `size` vectors each), all accumulating except the first tile's unless
+    (`row_starts` in the accumulators, `size` vectors each), all accumulating except each row's first if
     `restart`; the (tile, row) pairs of `skips` have no MatMul (rows that read only padding), those of `zeroes`
     read zeroes. Weights from DRAM0 differ between the inputs run together."""
     b = ProgramBuilder()
+    started = set()
     for tile in range(tiles):
         b.data_move(weights_kind, 44, 5 * tile, N + 1)
         b.load_weight(44, N + 1)
         for row, start in enumerate(row_starts):
             if (tile, row) not in skips:
-                b.matmul(3 * tile + 2 * row, start, size, accumulate=tile > 0 or not restart,
+                b.matmul(3 * tile + 2 * row, start, size, accumulate=row in started or not restart,
                          zeroes=(tile, row) in zeroes)
+                started.add(row)
     return b.build()
 
 
