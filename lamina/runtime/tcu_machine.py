@@ -181,6 +181,7 @@ class Machine:
         # The rounding positions (Configure registers), reset to the data type's binary point.
         self.shifts = {ConfigRegister.ARRAY_SHIFT: arch.data_type.binary_point,
                        ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
+        self._simd_types: dict[int, _CountingDataType] = {}
 
     @property
     def local(self) -> np.ndarray:
@@ -298,6 +299,13 @@ class Machine:
         weights[:, :min(size, rows)] = pushed[:, :rows]
         weights[:, size:] = kept
 
+    def _simd_type(self, shift: int) -> _CountingDataType:
+        """The data type SIMD Multiply rounds in: its binary point at the SIMD rounding position."""
+        if shift not in self._simd_types:
+            self._simd_types[shift] = _CountingDataType(self.data_type.name, self.data_type.width, shift,
+                                                        self.saturations)
+        return self._simd_types[shift]
+
     def simd(self, blocks: int, block: list[tuple[int, ...]]) -> None:
         """Execute a SIMD run (`tcu_simd_runs`): each position of its block (flags, op, left, right, dest, read
         address and step, write address and step) over all blocks at once, with one copy of the registers
@@ -305,8 +313,7 @@ class Machine:
         self.saturations.current = Opcode.SIMD.name
         shape = (self.inputs, blocks, self.arch.array_size)
         registers = np.repeat(self.batched_registers[:, None], blocks, axis=1)  # (inputs, blocks, depth, N)
-        simd_type = _CountingDataType(self.data_type.name, self.data_type.width,
-                                      self.shifts[ConfigRegister.SIMD_SHIFT], self.saturations)
+        simd_type = self._simd_type(self.shifts[ConfigRegister.SIMD_SHIFT])
         for flags, op, left, right, dest, read, read_step, write, write_step in block:
             inputs = (self._accumulators[:, _rows(read, read_step, blocks)] if flags & _READ
                       else np.zeros(shape, np.int64))

@@ -52,22 +52,19 @@ class SimdRun:
     blocks: int
 
 
-def candidate_lengths(program: np.ndarray, period: int) -> np.ndarray:
+def candidate_lengths(c: _Columns, period: int) -> np.ndarray:
     """For each instruction, how many instructions from it repeat a `period`-instruction block of SIMD
     instructions with the same flags and sub-instructions, each position's addresses advancing by a constant
     step per block."""
-    count = len(program)
+    count = len(c.is_simd)
     index = np.arange(count)
-    is_simd = program["opcode"] == Opcode.SIMD
     same = np.zeros(count, dtype=bool)  # instruction k repeats k - period
-    same[period:] = (is_simd[period:] & is_simd[:-period] & (program["flags"][period:] == program["flags"][:-period])
-                     & (program["op2"][period:] == program["op2"][:-period]))
+    same[period:] = (c.is_simd[period:] & c.is_simd[:-period] & (c.flags[period:] == c.flags[:-period])
+                     & (c.op2[period:] == c.op2[:-period]))
     steady = same.copy()  # k also advances by the step k - period did
-    for field in ("op0", "op1"):
-        address = program[field].astype(np.int64)
-        step = np.zeros(count, np.int64)
-        step[period:] = address[period:] - address[:-period]
-        steady[period:] &= step[period:] == step[:-period]
+    for address in (c.write, c.read):
+        step = address[period:] - address[:-period]
+        steady[2 * period:] &= step[period:] == step[:-period]
     steady[:2 * period] = False
 
     def next_false(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -76,7 +73,16 @@ def candidate_lengths(program: np.ndarray, period: int) -> np.ndarray:
 
     # block 1 repeats block 0; later blocks also repeat its steps
     end = np.minimum(next_false(same, index + period), next_false(steady, index + 2 * period))
-    return np.where(is_simd, np.minimum(end, count) - index, 0)
+    return np.where(c.is_simd, np.minimum(end, count) - index, 0)
+
+
+class _Columns:
+    """The fields `candidate_lengths` compares, converted once for every period."""
+
+    def __init__(self, program: np.ndarray):
+        self.is_simd = program["opcode"] == Opcode.SIMD
+        self.flags, self.op2 = program["flags"], program["op2"]
+        self.write, self.read = program["op0"].astype(np.int64), program["op1"].astype(np.int64)
 
 
 class SimdRuns:
@@ -86,7 +92,8 @@ class SimdRuns:
         self.flags = chunk["flags"].tolist()
         self.read, self.write = chunk["op1"].tolist(), chunk["op0"].tolist()
         self.left, self.right, self.dest = simd.left.tolist(), simd.right.tolist(), simd.dest.tolist()
-        self.lengths = np.stack([candidate_lengths(chunk, period) for period in range(1, MAX_PERIOD + 1)])
+        columns = _Columns(chunk)
+        self.lengths = np.stack([candidate_lengths(columns, period) for period in range(1, MAX_PERIOD + 1)])
 
     def at(self, start: int) -> SimdRun:
         """The longest batchable run from `start` (one block of one instruction if there is none)."""
