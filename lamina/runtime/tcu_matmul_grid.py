@@ -25,7 +25,9 @@ if TYPE_CHECKING:
     from .tcu_machine import Machine
 
 _LOAD_WEIGHT = int(Opcode.LOAD_WEIGHT)
-_ROWS_PER_PRODUCT = 1 << 10  # rows x inputs per product: OpenBLAS stays on one thread (`tcu_array_runs`)
+# OpenBLAS multiplies M x K by K x N on one thread while M * K * N <= 2**18; on a busy machine its threads
+# cost far more than they gain (`tcu_array_runs`)
+_PRODUCT_VOLUME = 1 << 18
 
 
 def accumulate_grid(machine: Machine, f: RunFields, matmul: np.ndarray, stream: np.ndarray, ends: np.ndarray) -> bool:
@@ -41,7 +43,7 @@ def accumulate_grid(machine: Machine, f: RunFields, matmul: np.ndarray, stream: 
         return False
     products = _Products(machine, grid, stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)], shift)
     inputs = machine.inputs
-    chunk = max(1, _ROWS_PER_PRODUCT // inputs)
+    chunk = max(1, _PRODUCT_VOLUME // ((n + 1) * n * inputs))  # rows of N+1 terms (the bias's 1) into N
     for start in range(0, grid.rows, chunk):
         _sum_tiles(machine, products, grid, np.arange(start, min(start + chunk, grid.rows)))
     return True
