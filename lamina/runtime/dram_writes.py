@@ -17,7 +17,7 @@ import numpy as np
 from lamina.target.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
-from .tcu_array_runs import first_positions, strided_vectors
+from .tcu_indexing import first_positions, strided_vectors
 from .tcu_machine import DRAM0, DRAM1
 
 _KINDS = {DRAM0: (DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM0),

@@ -33,7 +33,7 @@ from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, 
                                          Opcode, SimdFlag, SimdOp)
 from lamina.dialects.diagnostics import LaminaError
 
-from .tcu_array_runs import RunFields, array_run_lengths, execute_array_run
+from .tcu_array_runs import ArrayRuns, RunFields, array_run_lengths, structure_of
 from .tcu_simd_runs import SimdFields, SimdRun, SimdRuns
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
@@ -182,6 +182,7 @@ class Machine:
         self.shifts = {ConfigRegister.ARRAY_SHIFT: arch.data_type.binary_point,
                        ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
         self._simd_types: dict[int, _CountingDataType] = {}
+        self.array_runs = ArrayRuns(self)
 
     @property
     def local(self) -> np.ndarray:
@@ -226,6 +227,7 @@ class Machine:
         simd_runs = SimdRuns(chunk, simd) if batch else None
         array_runs = array_run_lengths(chunk).tolist() if batch else None
         fields = RunFields(chunk) if batch else None
+        structure = structure_of(chunk) if batch else None
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
@@ -234,7 +236,7 @@ class Machine:
         while i < len(chunk):
             code = opcode[i]
             if batch and array_runs[i] > 1:
-                i += execute_array_run(self, fields[i:i + array_runs[i]])
+                i += self.array_runs.execute(fields[i:i + array_runs[i]], structure[i:i + array_runs[i]])
                 continue
             if code == Opcode.SIMD:
                 run = simd_runs.at(i) if batch else SimdRun(i, 1, 1)

@@ -8,8 +8,8 @@ executing the MatMuls in order where no add can saturate, which the bounds of `t
 prove per row: the row's start plus its positive (negative) outputs stays inside the data type. Other rows
 add their tiles one at a time, saturating and counting as one-by-one execution does.
 
-`accumulate_grid` declines (returns False) a run whose MatMuls do not fit a grid, or whose products are not
-exact in float64; the caller then uses the general path.
+`MatMulGrid.of` declines (returns None) MatMuls that do not fit a grid, `accumulate_grid` (returns False)
+products that are not exact in float64; the caller then uses the general path (`tcu_matmul_general`).
 """
 
 from __future__ import annotations
@@ -28,22 +28,19 @@ _LOAD_WEIGHT = int(Opcode.LOAD_WEIGHT)
 # OpenBLAS multiplies M x K by K x N on one thread while M * K * N <= 2**18; on a busy machine its threads
 # cost far more than they gain (`tcu_array_runs`)
 _PRODUCT_VOLUME = 1 << 18
+_CHUNK_BYTES = 1 << 25
 
 
-def accumulate_grid(machine: Machine, f: RunFields, matmul: np.ndarray, stream: np.ndarray, ends: np.ndarray) -> bool:
-    """Execute the run's MatMuls (`matmul`, their positions; `ends`, each one's weight stream length) as a grid,
-    or return False if they do not form one."""
+def accumulate_grid(machine: Machine, grid: MatMulGrid, stream: np.ndarray, ends: np.ndarray) -> bool:
+    """Execute a run's MatMuls laid out as `grid` (`ends`: each MatMul's weight stream length), or return False
+    if their products are not exact in float64."""
     n = machine.arch.array_size
-    data_type = machine.data_type
     shift = machine.shifts[ConfigRegister.ARRAY_SHIFT]
-    if not data_type._exact_in_float(n, shift):
-        return False
-    grid = MatMulGrid.of(f, matmul, machine.arch.accumulator_depth)
-    if grid is None:
+    if not machine.data_type._exact_in_float(n, shift):
         return False
     products = _Products(machine, grid, stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)], shift)
-    inputs = machine.inputs
-    chunk = max(1, _PRODUCT_VOLUME // ((n + 1) * n * inputs))  # rows of N+1 terms (the bias's 1) into N
+    # rows of N+1 terms (the bias's 1) into N per product; the chunk's inputs to the products bounded in bytes
+    chunk = max(1, min(_PRODUCT_VOLUME // ((n + 1) * n), _CHUNK_BYTES // (grid.tiles * machine.inputs * (n + 1) * 8)))
     for start in range(0, grid.rows, chunk):
         _sum_tiles(machine, products, grid, np.arange(start, min(start + chunk, grid.rows)))
     return True
@@ -56,8 +53,8 @@ class _Products:
     def __init__(self, machine: Machine, grid: MatMulGrid, weights: np.ndarray, shift: int):
         """`weights`: each tile's (inputs, tiles, N + 1, N), bias row first."""
         self.grid = grid
-        self.shared = bool((weights == weights[:1]).all())  # the same weights in every input (from DRAM1)
-        weights = (weights[:1] if self.shared else weights).swapaxes(0, 1).astype(np.float64)
+        shared = bool((weights == weights[:1]).all())  # the same weights in every input (from DRAM1)
+        weights = (weights[:1] if shared else weights).swapaxes(0, 1).astype(np.float64)
         # the bias as an (N+1)-th weight row against a constant input 1: every term is a multiple of 2**-shift
         # below 2**53 of them, so the sum is exact in any order
         self.weights = np.concatenate([weights[:, :, 1:] * 2.0 ** -shift, weights[:, :, :1]], axis=2)
@@ -76,10 +73,7 @@ class _Products:
             x[np.broadcast_to(grid.zeroes[:, None, rows], x.shape[:3]), :n] = 0
         if grid.missing is not None:  # no MatMul: no product and no bias
             x[np.broadcast_to(grid.missing[:, None, rows], x.shape[:3])] = 0
-        if self.shared:
-            products = (x.reshape(tiles, -1, n + 1) @ self.weights[:, 0]).reshape(*x.shape[:3], n)
-        else:
-            products = x @ self.weights
+        products = x @ self.weights  # one product per tile and input
         return np.rint(products, out=products)
 
 

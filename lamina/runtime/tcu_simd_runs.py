@@ -23,7 +23,7 @@ import numpy as np
 
 from lamina.target.tcu.program import Opcode, SimdFlag, unpack_simd
 
-from .tcu_array_runs import first_positions
+from .tcu_indexing import first_positions
 
 MAX_PERIOD = 9  # a 3x3 pool; longer blocks (a 7x7 average pool) run one instruction at a time
 

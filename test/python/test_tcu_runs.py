@@ -12,7 +12,7 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.driver.compiler import compile_model
 from lamina.runtime.hir_interpreter import inputs as hir_inputs
 from lamina.runtime.hir_interpreter import run_hir
-from lamina.runtime.tcu_array_runs import RunFields, array_run_lengths, execute_array_run
+from lamina.runtime.tcu_array_runs import RunFields, array_run_lengths, structure_of
 from lamina.runtime.tcu_matmul_grid import MatMulGrid
 from lamina.runtime.tcu_machine import Machine
 from lamina.runtime.tcu_simd_runs import SimdFields, SimdRuns
@@ -104,7 +104,7 @@ def test_a_move_over_rows_a_matmul_read_ends_the_run():
     b.matmul(0, 4, 4)                                         # reads the new local 2-3
     program = b.build()
     assert array_run_lengths(program).tolist() == [5, 4, 3, 2, 1]
-    assert execute_array_run(Machine(ARCH, 64, 64), RunFields(program)) == 3
+    assert Machine(ARCH, 64, 64).array_runs.execute(RunFields(program), structure_of(program)) == 3
     _assert_same(*_machines(program, 0, 2 * 256))
 
 
@@ -116,7 +116,7 @@ def test_weights_reloaded_between_matmuls_are_read_before_the_next_move():
         b.load_weight(40, N + 1)
         b.matmul(0, 0, 8, accumulate=tile > 0)
     program = b.build()
-    assert execute_array_run(Machine(ARCH, 64, 64), RunFields(program)) == len(program)
+    assert Machine(ARCH, 64, 64).array_runs.execute(RunFields(program), structure_of(program)) == len(program)
     _assert_same(*_machines(program, 1, 2 * 256))
 
 
@@ -208,6 +208,22 @@ def test_grid_rows_whose_partial_sums_saturate_add_tile_by_tile():
     assert results[0].accumulators[0].tolist() == [12767, 7, 0, 0]
     assert results[0].accumulators[1].tolist() == [1, 2, 3, 4]
     assert results[0].saturations.by_opcode == {"MATMUL": 1}
+
+
+def test_runs_equal_but_for_dram_addresses_share_a_plan():
+    """A convolution's output tiles: the same instructions with other weight addresses; a different run gets
+    its own plan."""
+    b = ProgramBuilder()
+    for weights, accumulator in ((0, 0), (20, 0), (40, 4)):
+        for tile in range(2):
+            b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, weights + 5 * tile, N + 1)
+            b.load_weight(44, N + 1)
+            b.matmul(8 * tile, accumulator, 6, accumulate=tile > 0)
+        b.simd(SimdOp.MAX, right=1, read=accumulator, write=accumulator + 10)  # ends the run
+    program = b.build()
+    batched, single = _machines(program, 7, 2 * 256)
+    _assert_same(batched, single)
+    assert len(batched.array_runs.plans) == 2
 
 
 # -- periodic SIMD runs -------------------------------------------------------------------------
