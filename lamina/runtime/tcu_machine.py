@@ -34,7 +34,7 @@ from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, 
 from lamina.dialects.diagnostics import LaminaError
 
 from .tcu_array_runs import ArrayRuns, RunFields, array_run_lengths, structure_of
-from .tcu_simd_runs import SimdFields, SimdRun, SimdRuns
+from .tcu_simd_runs import SimdCall, SimdFields, simd_calls
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
 
@@ -183,6 +183,7 @@ class Machine:
                        ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
         self._simd_types: dict[int, _CountingDataType] = {}
         self.array_runs = ArrayRuns(self)
+        self.simd_plans: dict[bytes, list[SimdCall]] = {}  # by the bytes of a stretch of SIMD instructions
 
     @property
     def local(self) -> np.ndarray:
@@ -223,15 +224,13 @@ class Machine:
     # -- execution -------------------------------------------------------------
 
     def _run_chunk(self, chunk: np.ndarray, batch: bool) -> None:
-        simd = SimdFields.of(chunk, self.arch.simd_registers_depth)
-        simd_runs = SimdRuns(chunk, simd) if batch else None
         array_runs = array_run_lengths(chunk).tolist() if batch else None
         fields = RunFields(chunk) if batch else None
         structure = structure_of(chunk) if batch else None
+        simd_ends = _stretch_ends(chunk["opcode"] == Opcode.SIMD).tolist()
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
-        simd_op, left, right, dest = (a.tolist() for a in (simd.op, simd.left, simd.right, simd.dest))
         i = 0
         while i < len(chunk):
             code = opcode[i]
@@ -239,13 +238,16 @@ class Machine:
                 i += self.array_runs.execute(fields[i:i + array_runs[i]], structure[i:i + array_runs[i]])
                 continue
             if code == Opcode.SIMD:
-                run = simd_runs.at(i) if batch else SimdRun(i, 1, 1)
-                block = range(i, i + run.period)
-                steps = ([(op1[k + run.period] - op1[k], op0[k + run.period] - op0[k]) for k in block]
-                         if run.blocks > 1 else [(0, 0)])
-                self.simd(run.blocks, [(flags[k], simd_op[k], left[k], right[k], dest[k], op1[k], read_step, op0[k],
-                                        write_step) for k, (read_step, write_step) in zip(block, steps)])
-                i += run.period * run.blocks
+                stretch = chunk[i:simd_ends[i]]
+                key = stretch.tobytes()
+                calls = self.simd_plans.get(key) if batch else None
+                if calls is None:
+                    calls = simd_calls(stretch, self.arch.simd_registers_depth, batch)
+                    if batch:
+                        self.simd_plans[key] = calls
+                for blocks, block in calls:
+                    self.simd(blocks, block)
+                i = simd_ends[i]
                 continue
             if code == Opcode.MATMUL:
                 self.matmul(flags[i], op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
@@ -330,6 +332,12 @@ class Machine:
                     result = self.data_type.add(self._accumulators[:, writes], result)
                 self._accumulators[:, writes] = result
         self.batched_registers[:] = registers[:, -1]
+
+
+def _stretch_ends(mask: np.ndarray) -> np.ndarray:
+    """For each position, where the stretch of True values it is in ends (its own position if False)."""
+    index = np.arange(len(mask))
+    return np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]
 
 
 _READ, _WRITE, _ACCUMULATE = int(SimdFlag.READ), int(SimdFlag.WRITE), int(SimdFlag.ACCUMULATE)

@@ -85,8 +85,33 @@ class _Columns:
         self.write, self.read = program["op0"].astype(np.int64), program["op1"].astype(np.int64)
 
 
+# One `Machine.simd` call: the number of blocks, and per position of the block (flags, op, left, right, dest,
+# read address, read step, write address, write step)
+SimdCall = tuple[int, list[tuple[int, ...]]]
+
+
+def simd_calls(stretch: np.ndarray, registers_depth: int, batch: bool) -> list[SimdCall]:
+    """The `Machine.simd` calls that execute a stretch of consecutive SIMD instructions: its runs in order
+    (`batch`), or one instruction per call. They depend on the instructions only, so a machine reuses them for
+    every stretch with the same instructions (a convolution's epilogue on each output tile)."""
+    simd = SimdFields.of(stretch, registers_depth)
+    runs = SimdRuns(stretch, simd) if batch else None
+    flags, read, write = stretch["flags"].tolist(), stretch["op1"].tolist(), stretch["op0"].tolist()
+    op, left, right, dest = (a.tolist() for a in (simd.op, simd.left, simd.right, simd.dest))
+    calls, i = [], 0
+    while i < len(stretch):
+        run = runs.at(i) if batch else SimdRun(i, 1, 1)
+        block = range(i, i + run.period)
+        steps = ([(read[k + run.period] - read[k], write[k + run.period] - write[k]) for k in block]
+                 if run.blocks > 1 else [(0, 0)] * run.period)
+        calls.append((run.blocks, [(flags[k], op[k], left[k], right[k], dest[k], read[k], read_step, write[k],
+                                    write_step) for k, (read_step, write_step) in zip(block, steps)]))
+        i += run.period * run.blocks
+    return calls
+
+
 class SimdRuns:
-    """The batchable SIMD runs of a chunk of instructions (module docstring)."""
+    """The batchable SIMD runs of a stretch of instructions (module docstring)."""
 
     def __init__(self, chunk: np.ndarray, simd: SimdFields):
         self.flags = chunk["flags"].tolist()

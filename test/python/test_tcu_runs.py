@@ -265,6 +265,20 @@ def test_a_block_reading_its_register_before_writing_it_is_not_batched():
     _assert_same(*_machines(program, 5, MAX))
 
 
+def test_equal_stretches_of_simd_instructions_share_their_calls():
+    """A ReLU over the same rows after each output tile: planned once; another stretch gets its own."""
+    b = ProgramBuilder()
+    for rows in (range(4), range(4), range(2, 6)):
+        b.simd(SimdOp.ZERO, dest=1)
+        for row in rows:
+            b.simd(SimdOp.MAX, right=1, read=row, write=row)
+        b.load_weight(44, 1)  # ends the stretch
+    program = b.build()
+    batched, single = _machines(program, 8, MAX)
+    _assert_same(batched, single)
+    assert len(batched.simd_plans) == 2
+
+
 _SIMD_POSITION = st.tuples(
     st.sampled_from(list(SimdOp)), st.integers(0, 1), st.integers(0, 1), st.integers(0, 1),  # op, left, right, dest
     st.booleans(), st.booleans(), st.booleans(),                                            # read, write, accumulate
