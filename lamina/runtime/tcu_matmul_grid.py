@@ -155,7 +155,15 @@ def _sum_tiles(machine: Machine, products: _Products, grid: MatMulGrid, rows: np
     safe = ~unsafe
     accumulators[:, addresses[safe]] = (begin + total)[:, safe]
     if unsafe.any():
-        current = begin[:, unsafe].astype(np.int64)
-        for tile in products(rows[unsafe]):
-            current = data_type.add(current, data_type.saturate(tile.astype(np.int64)))
+        low, high = data_type.minimum, data_type.maximum
+        current, clipped = begin[:, unsafe], 0
+        for tile in products(rows[unsafe]):  # each output saturated, then each add (float64: exact integers)
+            output = np.clip(tile, low, high)
+            clipped += int(np.count_nonzero(output != tile))
+            current += output
+            within = np.clip(current, low, high)
+            clipped += int(np.count_nonzero(within != current))
+            current = within
+        if clipped:
+            machine.saturations.add(clipped)
         accumulators[:, addresses[unsafe]] = current
