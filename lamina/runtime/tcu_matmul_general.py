@@ -13,14 +13,13 @@ import numpy as np
 
 from lamina.target.tcu.program import ConfigRegister, MatMulFlag
 
+from .blas_products import one_thread_rows
 from .tcu_indexing import strided_vectors
 
 if TYPE_CHECKING:
     from .tcu_array_runs import RunFields
     from .tcu_machine import Machine
 
-_ROWS_PER_PRODUCT = 1 << 10  # OpenBLAS multiplies up to this many rows by N x N on one thread: on a busy
-# machine its threads cost far more than they gain (ResNet-50: 47 s instead of 8 s)
 
 
 def accumulate_general(machine: Machine, f: RunFields, matmul: np.ndarray, stream: np.ndarray,
@@ -47,9 +46,9 @@ def _products(machine: Machine, f: RunFields, matmul: np.ndarray, size: int, str
         inputs = np.take(local, rows, axis=1)
     weights = stream[:, ends[:, None] - 1 - np.arange(n + 1)]  # (inputs, MatMuls, N + 1, N)
     shift = machine.shifts[ConfigRegister.ARRAY_SHIFT]
-    blocks = [machine.data_type.matmul(inputs[:, :, start:start + _ROWS_PER_PRODUCT], weights[:, :, 1:],
-                                       weights[:, :, :1], shift)
-              for start in range(0, size, _ROWS_PER_PRODUCT)]
+    rows = one_thread_rows(n, n)
+    blocks = [machine.data_type.matmul(inputs[:, :, start:start + rows], weights[:, :, 1:], weights[:, :, :1], shift)
+              for start in range(0, size, rows)]
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=2)
 
 

@@ -20,15 +20,14 @@ import numpy as np
 
 from lamina.target.tcu.program import ConfigRegister, MatMulFlag, Opcode
 
+from .blas_products import one_thread_rows
+
 if TYPE_CHECKING:
     from .tcu_array_runs import RunFields
     from .tcu_machine import Machine
 
 _LOAD_WEIGHT = int(Opcode.LOAD_WEIGHT)
-# OpenBLAS multiplies M x K by K x N on one thread while M * K * N <= 2**18; on a busy machine its threads
-# cost far more than they gain (`tcu_array_runs`)
-_PRODUCT_VOLUME = 1 << 18
-_CHUNK_BYTES = 1 << 25
+_CHUNK_BYTES = 1 << 25  # the inputs to one chunk's products
 
 
 def accumulate_grid(machine: Machine, grid: MatMulGrid, stream: np.ndarray, ends: np.ndarray) -> bool:
@@ -39,8 +38,8 @@ def accumulate_grid(machine: Machine, grid: MatMulGrid, stream: np.ndarray, ends
     if not machine.data_type._exact_in_float(n, shift):
         return False
     products = _Products(machine, grid, stream[:, ends[grid.first_of_tile][:, None] - 1 - np.arange(n + 1)], shift)
-    # rows of N+1 terms (the bias's 1) into N per product; the chunk's inputs to the products bounded in bytes
-    chunk = max(1, min(_PRODUCT_VOLUME // ((n + 1) * n), _CHUNK_BYTES // (grid.tiles * machine.inputs * (n + 1) * 8)))
+    # rows of N+1 terms (the bias's 1) into N per product, on one BLAS thread
+    chunk = max(1, min(one_thread_rows(n + 1, n), _CHUNK_BYTES // (grid.tiles * machine.inputs * (n + 1) * 8)))
     for start in range(0, grid.rows, chunk):
         _sum_tiles(machine, products, grid, np.arange(start, min(start + chunk, grid.rows)))
     return True
