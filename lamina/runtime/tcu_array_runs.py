@@ -37,6 +37,7 @@ if TYPE_CHECKING:
 
 _ROWS_PER_RUN = 1 << 16  # MatMul vectors per run: bounds its plan's index arrays and the general path's arrays
 # (8 MB per input); the same for any number of inputs, so a plan never depends on it
+_PLAN_BYTES = 1 << 27  # the plans a machine keeps (ResNet-50: 94 plans of 25 MB in all)
 _MATMUL, _DATA_MOVE, _LOAD_WEIGHT = int(Opcode.MATMUL), int(Opcode.DATA_MOVE), int(Opcode.LOAD_WEIGHT)
 _INTO_LOCAL = (int(DataMoveKind.DRAM0_TO_LOCAL), int(DataMoveKind.DRAM1_TO_LOCAL))
 
@@ -111,6 +112,7 @@ class ArrayRuns:
     def __init__(self, machine: Machine):
         self.machine = machine
         self.plans: dict[bytes, _RunPlan] = {}
+        self.plan_bytes = 0
 
     def execute(self, fields: RunFields, structure: np.ndarray) -> int:
         """Execute a prefix of the instructions of `fields` (all accepted by `array_run_lengths`) as one run;
@@ -119,7 +121,12 @@ class ArrayRuns:
         plan = self.plans.get(key)
         if plan is None:
             count = _run_end(fields)
-            plan = self.plans[key] = _RunPlan(fields[:count], self.machine)
+            plan = _RunPlan(fields[:count], self.machine)
+            if self.plan_bytes + plan.nbytes > _PLAN_BYTES:  # a program that rarely repeats a run
+                self.plans.clear()
+                self.plan_bytes = 0
+            self.plans[key] = plan
+            self.plan_bytes += plan.nbytes
         _execute(self.machine, plan, fields[:plan.count])
         return plan.count
 
@@ -162,6 +169,8 @@ class _RunPlan:
         last = np.append(rows[1:] != rows[:-1], True) if len(rows) else np.zeros(0, bool)
         self.final_rows, self.final_writes = rows[last], order[last]
         self.grid = MatMulGrid.of(f, self.matmul, machine.arch.accumulator_depth) if len(self.matmul) else None
+        arrays = [*vars(self).values(), *(vars(self.grid).values() if self.grid is not None else ())]
+        self.nbytes = sum(array.nbytes for array in arrays if isinstance(array, np.ndarray))
 
 
 def _last_writes(write_rows: np.ndarray, write_positions: np.ndarray, rows: np.ndarray, positions: np.ndarray,

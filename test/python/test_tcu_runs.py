@@ -12,6 +12,7 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.driver.compiler import compile_model
 from lamina.runtime.hir_interpreter import inputs as hir_inputs
 from lamina.runtime.hir_interpreter import run_hir
+from lamina.runtime import tcu_array_runs
 from lamina.runtime.tcu_array_runs import RunFields, array_run_lengths, structure_of
 from lamina.runtime.tcu_matmul_grid import MatMulGrid
 from lamina.runtime.tcu_machine import Machine
@@ -212,9 +213,11 @@ def test_grid_rows_whose_bounds_fail_add_tile_by_tile(signs, first, clipped):
     assert results[0].saturations.by_opcode == ({"MATMUL": clipped} if clipped else {})
 
 
-def test_runs_equal_but_for_dram_addresses_share_a_plan():
+@pytest.mark.parametrize("plan_bytes, plans", [(1 << 27, 2), (1, 1)])
+def test_runs_equal_but_for_dram_addresses_share_a_plan(plan_bytes, plans, monkeypatch):
     """A convolution's output tiles: the same instructions with other weight addresses; a different run gets
-    its own plan."""
+    its own plan. Past the machine's budget for plans, they are dropped and made again."""
+    monkeypatch.setattr(tcu_array_runs, "_PLAN_BYTES", plan_bytes)
     b = ProgramBuilder()
     for weights, accumulator in ((0, 0), (20, 0), (40, 4)):
         for tile in range(2):
@@ -225,7 +228,7 @@ def test_runs_equal_but_for_dram_addresses_share_a_plan():
     program = b.build()
     batched, single = _machines(program, 7, 2 * 256)
     _assert_same(batched, single)
-    assert len(batched.array_runs.plans) == 2
+    assert len(batched.array_runs.plans) == plans
 
 
 # -- periodic SIMD runs -------------------------------------------------------------------------
