@@ -4,9 +4,10 @@ A convolution's array run loads a weight tile, then runs MatMuls over the output
 accumulator rows, tile after tile. When every tile's MatMuls write each accumulator row at most once, the
 outputs fit a dense (tiles, rows) grid: one batched product per run, zero where a tile skips a row (rows that
 read only padding), and one sum over the tile axis, with no sort and no segmented reduction. The sums equal
-executing the MatMuls in order where no add can saturate, which the bounds of `tcu_array_runs._accumulate`
+executing the MatMuls in order where no add can saturate, which the bounds of `tcu_matmul_general._accumulate`
 prove per row: the row's start plus its positive (negative) outputs stays inside the data type. Other rows
-add their tiles one at a time, saturating and counting as one-by-one execution does.
+take the last of their partial sums if no output and no partial sum leaves the data type, else add their
+tiles one at a time, saturating and counting as one-by-one execution does.
 
 `MatMulGrid.of` declines (returns None) MatMuls that do not fit a grid, `accumulate_grid` (returns False)
 products that are not exact in float64; the caller then uses the general path (`tcu_matmul_general`).
@@ -155,8 +156,14 @@ def _sum_tiles(machine: Machine, products: _Products, grid: MatMulGrid, rows: np
     accumulators[:, addresses[safe]] = (begin + total)[:, safe]
     if unsafe.any():
         low, high = data_type.minimum, data_type.maximum
+        values = products(rows[unsafe])
+        partial = np.cumsum(values, axis=0)
+        partial += begin[:, unsafe]
+        if low <= values.min() and values.max() <= high and low <= partial.min() and partial.max() <= high:
+            accumulators[:, addresses[unsafe]] = partial[-1]  # no output and no partial sum clips
+            return
         current, clipped = begin[:, unsafe], 0
-        for tile in products(rows[unsafe]):  # each output saturated, then each add (float64: exact integers)
+        for tile in values:  # each output saturated, then each add (float64: exact integers)
             output = np.clip(tile, low, high)
             clipped += int(np.count_nonzero(output != tile))
             current += output

@@ -187,11 +187,14 @@ def test_a_tile_writing_a_row_twice_or_restarting_a_row_is_not_a_grid():
         _assert_same(*_machines(program, 6, MAX))
 
 
-@pytest.mark.parametrize("signs, first, clipped", [((1, 1, -1), 12767, 1), ((1, -1, 1), 20000, 0)])
-def test_grid_rows_whose_bounds_fail_add_tile_by_tile(signs, first, clipped):
-    """+20000 +20000 -20000: one by one the second add clips at the maximum and the row ends at 12767, where
-    the plain sum would be 20000. +20000 -20000 +20000 fails the bounds too but never clips: no saturation
-    is counted. The other row stays exact."""
+@pytest.mark.parametrize("scales, row, other, clipped", [
+    ((1, 1, -1), [12767, 7], [1, 2, 3, 4], 1), ((1, -1, 1), [20000, 7], [1, 2, 3, 4], 0),
+    ((-1.5, 2, 0), [2767, 4], [0, 1, 2, 2], 1)])  # -1.5 x (1, 2, 3, 4) rounds to even: -2, -3, -4, -6
+def test_grid_rows_whose_bounds_fail_add_tile_by_tile(scales, row, other, clipped):
+    """Outputs 20000 20000 -20000: one by one the second add clips at the maximum and the row ends at 12767,
+    where the plain sum would be 20000. 20000 -20000 20000 fails the bounds too but never clips: no saturation
+    is counted. -30000 40000 0: the partial sums stay inside but the second output clips to 32767. The other
+    row never clips."""
     b = ProgramBuilder()
     for tile in range(3):
         b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
@@ -201,15 +204,15 @@ def test_grid_rows_whose_bounds_fail_add_tile_by_tile(signs, first, clipped):
     results = []
     for batch in (True, False):
         machine = Machine(ARCH, 64, 64)
-        for tile, sign in enumerate(signs):
-            machine.batched["DRAM1"][0, 5 * tile + 1:5 * tile + 1 + N] = sign * 256 * np.eye(N, dtype=np.int16)
+        for tile, scale in enumerate(scales):
+            machine.batched["DRAM1"][0, 5 * tile + 1:5 * tile + 1 + N] = scale * 256 * np.eye(N, dtype=np.int16)
         machine.local[0] = [20000, 7, 0, 0]
         machine.local[1] = [1, 2, 3, 4]
         machine.run(program, batch=batch)
         results.append(machine)
     _assert_same(*results)
-    assert results[0].accumulators[0].tolist() == [first, 7, 0, 0]
-    assert results[0].accumulators[1].tolist() == [1, 2, 3, 4]
+    assert results[0].accumulators[0].tolist() == [*row, 0, 0]
+    assert results[0].accumulators[1].tolist() == other
     assert results[0].saturations.by_opcode == ({"MATMUL": clipped} if clipped else {})
 
 
