@@ -16,8 +16,10 @@ saturation clipped, by opcode (Tensil's emulator reports overflows too).
 Speed: runs of DataMoves into local memory, LoadWeights and MatMuls execute
 together (`tcu_array_runs`), and periodic runs of SIMD instructions as one
 operation per block position (`tcu_simd_runs`), whenever that provably equals
-executing them one by one. `run(batch=False)` executes everything one
-instruction at a time: the reference the tests compare the runs with.
+executing them one by one. Both are planned from the instructions alone, once
+per distinct run or stretch (a convolution's output tiles repeat them).
+`run(batch=False)` executes everything one instruction at a time: the
+reference the tests compare the runs with.
 """
 
 from __future__ import annotations

@@ -12,7 +12,9 @@ instructions in order when:
 - memory: no accumulator address is accessed by two blocks when one of the accesses is a write.
 
 `SimdRuns.at` returns the longest such run starting at an instruction, trying each period up to
-`MAX_PERIOD` and cutting a candidate to the blocks before its first conflict.
+`MAX_PERIOD` and cutting a candidate to the blocks before its first conflict. `simd_calls` turns a stretch
+of consecutive SIMD instructions into the `Machine.simd` calls of its runs, which a machine keeps per
+distinct stretch.
 """
 
 from __future__ import annotations
