@@ -88,6 +88,13 @@ class MatMulProducer:
     def partitions(self, rows: int) -> int:
         return self.stages(rows) * self.co_tiles
 
+    def stage_cycles(self, input_resident: bool) -> int:
+        """About what one more band costs: its weight tiles again (DataMove, LoadWeight, array fill) and,
+        unless the input is resident, the halo rows of its planes again."""
+        n = self.lanes
+        tiles = int((self.tile_addresses >= 0).sum()) * (3 * n + 1)
+        return tiles + (0 if input_resident else self.row_reach * self.plane_width * self.ci_tiles * len(self.phases))
+
     def true_macs(self) -> int:
         """Multiply-accumulates of real weights on real inputs, as Tensil counts them: per kernel pixel and
         (co_t, ci_t), the lane pairs with a non-zero weight there, or all real lane pairs when most are
