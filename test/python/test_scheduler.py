@@ -300,6 +300,22 @@ def test_small_accumulators_split_a_layer_into_stages_that_still_agree():
     assert layer.accumulator_vectors <= TINY.accumulator_depth
 
 
+def test_bands_are_as_even_as_their_count_allows():
+    """8 output rows whose accumulators hold 5 rows at most ((5 - 1) x 10 + 8 positions + a scratch vector):
+    two stages of 4 rows, not 5 and 3, the same instructions' worth in less memory."""
+    arch = Architecture(name="fifty", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
+                        local_depth=1024, accumulator_depth=50, simd_registers_depth=1, stride0_depth=8,
+                        stride1_depth=8)
+    case = dict(arch=arch, n=1, ci=4, co=4, groups=1, kernel=(3, 3), strides=(1, 1), dilations=(1, 1),
+                pads=(1, 1, 1, 1), h=8, w=8, epilogue=[], seed=5)
+    module, feeds, *_ = build_conv(case)
+    got, result = run_scheduled(module, feeds, {"y": (1, 4, 8, 8)})
+    expected = run_hir(module, {k: FP16BP8.to_float(v) for k, v in feeds.items()})["y"]
+    np.testing.assert_array_equal(FP16BP8.to_float(got["y"]), expected)
+    (layer,) = result.layers
+    assert layer.stages == 2 and layer.accumulator_vectors == (4 - 1) * 10 + 8 + 1
+
+
 def test_one_matmul_per_output_row_skips_garbage_columns_and_padding():
     """3x3 stride-1 conv, pad 1, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per
     output row (plane rows 8 apart), never over the 2 garbage columns of the planes. The first tile
