@@ -10,7 +10,10 @@ symmetric-with-power-of-two-scale schema on a fixed-point array:
 - activations: from the largest magnitude the float graph reaches on the
   calibration samples, times HEADROOM (inputs the samples did not cover);
   a value the host computes beyond every format (-inf attention masks) takes
-  the widest and saturates.
+  the widest and saturates. Bounded values need less: a clip's result never
+  leaves its bounds, and a product read only by clips saturates harmlessly
+  at its final sum, so a conv -> relu6 group gets the bit the 2x headroom
+  would spend (MobileNet V1 export on pynq-z1: output SQNR 24.4 -> 29.6 dB).
 
 An average pool's group also holds the window sums (area x the input's
 largest magnitude), which the array forms before it scales them.
