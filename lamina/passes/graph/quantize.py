@@ -85,7 +85,8 @@ class _Quantizer:
     def run(self, module: ir.Operation) -> None:
         converted = [op for op in graph_ops(module) if self._convertible(op)]
         chosen = {_operation(op) for op in converted}
-        plan = [(op, _feeds_only_float_code(op, chosen)) for op in converted]  # decided before ops are replaced
+        # decided before ops are replaced; an i32 accumulator holds int8 products only (int16's overflow it)
+        plan = [(op, self.options.precision == "int8" and _feeds_only_float_code(op, chosen)) for op in converted]
         for op, wide in plan:
             self._convert(op, wide)
         for op in reversed(graph_ops(module)):  # dequantizes nobody reads after all
@@ -140,6 +141,10 @@ class _Quantizer:
         bias_params = calibration.bias_params(spec_of(data.type).quant.scales[0], weight_params)
         if bias_params.axis is not None:
             bias_params = QuantParams(bias_params.scales, bias_params.zero_points, 0, bias_params.qmin, bias_params.qmax)
+        units = np.abs(bias) / bias_params.broadcast(np.asarray(bias_params.scales, np.float64), bias.ndim)
+        if bias.size and units.max() > bias_params.qmax:  # int16 data and weights: products in units of 2^-30
+            raise LaminaError(f"{where}: the bias needs {units.max():.3g} units of input scale x weight scale, "
+                              f"beyond the i32 accumulator's {bias_params.qmax} ({self.options.precision})")
         return [data,
                 self._constant(calibration.quantize_constant(weights, weight_params, self.storage), weight_params),
                 self._constant(calibration.quantize_constant(bias, bias_params, np.dtype(np.int32)), bias_params)]
