@@ -66,22 +66,24 @@ def layer_chains(module: ir.Operation) -> list[list[str]]:
 
 
 def search_keep_nodes(module: ir.Operation, profile: str, samples: Sequence[Feeds], target: float,
-                      per_channel: bool = True) -> Search:
+                      per_channel: bool = True, ranking_samples: int = 2) -> Search:
     """The fewest most sensitive layers to keep float so that every output's cosine against the float graph,
-    over `samples` stacked, is at least `target`. `module` is not changed."""
+    over `samples` stacked, is at least `target`. Layers are ranked on the first `ranking_samples` samples
+    (one interpreter run per layer and sample: the search's cost). `module` is not changed."""
     reference = [graph_interpreter.run(module, feeds) for feeds in samples]
     chains = layer_chains(module)
     every = {name for chain in chains for name in chain}
 
-    def measure(keep: set[str]) -> tuple[float, float]:
-        """(largest relative error energy, smallest cosine) over the outputs, with `keep` float."""
+    def measure(keep: set[str], count: int = len(samples)) -> tuple[float, float]:
+        """(largest relative error energy, smallest cosine) over the outputs on the first `count` samples,
+        with `keep` float."""
         graph = module.clone()
         GraphQuantize(profile=profile, per_channel=per_channel, keep_nodes=tuple(sorted(keep))).run(graph)
-        runs = [graph_interpreter.run(graph, feeds) for feeds in samples]
+        runs = [graph_interpreter.run(graph, feeds) for feeds in samples[:count]]
         energies, cosines = [], []
         for name in reference[0]:
             ours = np.concatenate([run[name].ravel() for run in runs]).astype(np.float64)
-            theirs = np.concatenate([ref[name].ravel() for ref in reference]).astype(np.float64)
+            theirs = np.concatenate([ref[name].ravel() for ref in reference[:count]]).astype(np.float64)
             energies.append(float(np.sum((ours - theirs) ** 2) / max(np.sum(theirs ** 2), 1e-300)))
             cosines.append(cosine_similarity(ours, theirs))
         return max(energies), min(cosines)
@@ -89,7 +91,8 @@ def search_keep_nodes(module: ir.Operation, profile: str, samples: Sequence[Feed
     all_int8 = measure(set())[1]
     if all_int8 >= target:
         return Search((), len(chains), all_int8, all_int8, ())
-    ranked = sorted(((measure(every - set(chain))[0], chain) for chain in chains), key=lambda item: -item[0])
+    alone = [(measure(every - set(chain), ranking_samples)[0], chain) for chain in chains]
+    ranked = sorted(alone, key=lambda item: -item[0])
 
     def kept(count: int) -> set[str]:
         return {name for _, chain in ranked[:count] for name in chain}
