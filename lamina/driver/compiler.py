@@ -25,6 +25,9 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
+import io
+import os
 import time
 from collections import Counter
 from contextlib import contextmanager
@@ -45,7 +48,7 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
+from lamina.frontend.random_weights import randomize_weights_in_place
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.partition import classify, module_interface
 from lamina.passes.conversion.hir_to_lir import schedule
@@ -211,12 +214,15 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         input_specs, output_specs = model.inputs(graph), model.outputs(graph)
 
         def measure(module: ir.Operation):
-            ranges, first_sample = value_ranges(module, calibration)
+            ranges, first_sample = value_ranges(module, calibration, threads=os.cpu_count() or 1)
             return ranges, first_sample if check else {}  # the first sample's values serve the check only
 
         # in place: `graph` is now the HIR module
         float_layers = convert_graph_to_hir(graph, architecture, measure, calibrated=formats == "calibrated")
         stages.write_module("hir", graph)
+        if given_graph is None:  # nothing else of the graph levels is needed: drop their constants
+            graph, context = in_fresh_context(graph), None
+            gc.collect()  # the old context's ops and values hold it in reference cycles
     with stages.stage("schedule"):
         scheduled = schedule(graph)
     with stages.stage("lir"):
@@ -228,7 +234,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
-        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, context, host_reasons)
+        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, graph.context, host_reasons)
         inputs, outputs, variables = memory_map(graph, architecture, input_specs, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
@@ -265,6 +271,18 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
     return CompileResult(outdir, stages.files, summary, peak)
+
+
+def in_fresh_context(module: ir.Operation) -> ir.Operation:
+    """`module` moved to a new context, through bytecode (binary, not text: 0.1 s for ResNet-50's HIR).
+
+    MLIR keeps every attribute a context ever made until the context dies, so the graph levels' float
+    weights (the imported and the folded ones: ResNet-50 200 MB, VGG-19 1.1 GB) outlive the module that
+    used them; once `module` and every other op of the old context are dropped, the old context and its
+    constants are freed."""
+    buffer = io.BytesIO()
+    module.write_bytecode(buffer)
+    return ir.Module.parse(buffer.getvalue(), make_context()).operation
 
 
 def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, TensorSpec],
@@ -314,9 +332,7 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
     proto = load_onnx(source)
     peak = None
     if random_weights is not None:
-        proto = randomize_weights(proto, random_weights)
-        _return_free_memory()  # the original model and the batch-norm probe's session
-        peak = activation_peak(proto, random_inputs(proto, random_weights))
+        peak = randomize_weights_in_place(proto, random_weights)
         _return_free_memory()  # the probe's session and every node's values
     return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 

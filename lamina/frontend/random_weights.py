@@ -39,7 +39,8 @@ inside FP16BP8's range with at least 1.6x headroom, with no further scaling.
 
 from __future__ import annotations
 
-from typing import Callable
+from contextlib import contextmanager
+from typing import Callable, Iterator
 
 import numpy as np
 import onnx
@@ -75,6 +76,9 @@ def onnx_runner(model: onnx.ModelProto) -> Callable[[dict[str, np.ndarray]], dic
         options = onnxruntime.SessionOptions()
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_DISABLE_ALL
         options.log_severity_level = 3  # no warnings about the initializers the probes leave unused
+        # Idle workers sleep instead of spinning: on a loaded machine, or beside the compile's own threads,
+        # spinning burns the cores the other work needs (ResNet-50, 8 runs at load 10: 1.6 s CPU, 1.0 s without)
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         session = onnxruntime.InferenceSession(model.SerializeToString(), options,
                                                providers=["CPUExecutionProvider"])
     except Exception:  # not installed, or too old for the model's IR version: the reference evaluator runs all
@@ -98,6 +102,34 @@ def randomize_weights(model: onnx.ModelProto, seed: int, run: RunModel = run_onn
     `run` executes the batch-norm calibration probe.
     """
     model = onnx.ModelProto.FromString(model.SerializeToString())
+    _draw_weights(model, seed)
+    _calibrate_batch_norms(model, random_inputs(model, seed), run, peak=False)
+    return model
+
+
+def randomize_weights_in_place(model: onnx.ModelProto, seed: int, run: RunModel = run_onnx) -> float:
+    """`randomize_weights` on `model` itself, returning `activation_peak` of the result on
+    `random_inputs(model, seed)`: what `lamina-compile --random-weights` needs, without copying the model.
+
+    One probe run gives both the batch norms' statistics and the peak: in the probe every batch norm
+    normalizes with its input's own statistics, which is what the calibrated batch norm computes (to
+    float rounding, 1e-6 relative; the peak is reported to 3 digits), so the probe's values are the
+    randomized model's. A model without batch norms needs no probe: its peak is one run of the model.
+    """
+    _draw_weights(model, seed)
+    inputs = random_inputs(model, seed)
+    peak = _calibrate_batch_norms(model, inputs, run, peak=True)
+    return activation_peak(model, inputs, run) if peak is None else peak
+
+
+def activation_peak(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel = run_onnx) -> float:
+    """The largest |value| any node computes on `inputs` (floating-point values only)."""
+    with _probe(model, _node_outputs(model.graph), instance_norms=False):
+        return _peak(run(model, inputs).values())
+
+
+def _draw_weights(model: onnx.ModelProto, seed: int) -> None:
+    """`randomize_weights` without the batch-norm statistics, in place."""
     graph = model.graph
     rng = np.random.default_rng(seed)
     initializers = {tensor.name: tensor for tensor in graph.initializer}
@@ -119,19 +151,47 @@ def randomize_weights(model: onnx.ModelProto, seed: int, run: RunModel = run_onn
         _zero_layer_biases(graph)
     if model.ir_version < 4:
         graph.input.extend(helper.make_tensor_value_info(w.name, w.data_type, w.dims) for w in new_weights)
-    _calibrate_batch_norms(model, random_inputs(model, seed), run)
-    return model
 
 
-def activation_peak(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel = run_onnx) -> float:
-    """The largest |value| any node computes on `inputs` (floating-point values only)."""
-    probe = onnx.ModelProto.FromString(model.SerializeToString())
-    del probe.graph.output[:]
-    probe.graph.output.extend(helper.make_empty_tensor_value_info(name)
-                              for node in probe.graph.node for name in node.output if name)
-    values = run(probe, inputs).values()
+def _node_outputs(graph: onnx.GraphProto) -> list[str]:
+    return [name for node in graph.node for name in node.output if name]
+
+
+def _peak(values) -> float:
     return max((float(np.abs(v).max()) for v in values if np.issubdtype(v.dtype, np.floating) and v.size),
                default=0.0)
+
+
+@contextmanager
+def _probe(model: onnx.ModelProto, outputs: list[str], instance_norms: bool) -> Iterator[None]:
+    """`model` as a probe while the block runs: `outputs` as its outputs and, with `instance_norms`, each
+    BatchNormalization an InstanceNormalization (batch 1: it normalizes with its input's own statistics).
+    Changed in place and restored after, instead of copied: a copy of ResNet-50 costs a serialization
+    of its 100 MB of weights and a parse (VGG-19: 574 MB)."""
+    graph = model.graph
+    saved_outputs = [_copied(value) for value in graph.output]
+    saved_nodes = {index: _copied(node) for index, node in enumerate(graph.node)
+                   if instance_norms and node.op_type == "BatchNormalization"}
+    try:
+        for index, node in saved_nodes.items():
+            epsilon = [a for a in node.attribute if a.name == "epsilon"]
+            graph.node[index].CopyFrom(helper.make_node(
+                "InstanceNormalization", list(node.input[:3]), list(node.output[:1]), name=node.name,
+                epsilon=epsilon[0].f if epsilon else 1e-5))
+        del graph.output[:]
+        graph.output.extend(helper.make_empty_tensor_value_info(name) for name in outputs)
+        yield
+    finally:
+        for index, node in saved_nodes.items():
+            graph.node[index].CopyFrom(node)
+        del graph.output[:]
+        graph.output.extend(saved_outputs)
+
+
+def _copied(message):
+    copy = type(message)()
+    copy.CopyFrom(message)
+    return copy
 
 
 def _constant_of_shape_dtype(node: onnx.NodeProto) -> np.dtype:
@@ -168,27 +228,27 @@ def _zero_layer_biases(graph: onnx.GraphProto) -> None:
             tensors[node.input[2]].CopyFrom(numpy_helper.from_array(np.zeros_like(bias), node.input[2]))
 
 
-def _calibrate_batch_norms(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel) -> None:
-    """Set each BatchNormalization's mean and variance to its input's statistics on `inputs` (batch 1)."""
+def _calibrate_batch_norms(model: onnx.ModelProto, inputs: dict[str, np.ndarray], run: RunModel,
+                           peak: bool) -> float | None:
+    """Set each BatchNormalization's mean and variance to its input's statistics on `inputs` (batch 1).
+    With `peak`, the probe also returns every node's value and this returns their largest |value|
+    (`randomize_weights_in_place`); None when the model has no batch norms (no probe ran)."""
     batch_norms = [node for node in model.graph.node if node.op_type == "BatchNormalization"]
     if not batch_norms:
-        return
-    probe = onnx.ModelProto.FromString(model.SerializeToString())
-    for node in probe.graph.node:
-        if node.op_type == "BatchNormalization":
-            epsilon = [a for a in node.attribute if a.name == "epsilon"]
-            node.CopyFrom(helper.make_node("InstanceNormalization", list(node.input[:3]), list(node.output[:1]),
-                                           name=node.name, epsilon=epsilon[0].f if epsilon else 1e-5))
-    del probe.graph.output[:]
-    probe.graph.output.extend(helper.make_empty_tensor_value_info(node.input[0]) for node in batch_norms)
-    statistics = run(probe, inputs)
+        return None
+    wanted = list(dict.fromkeys([node.input[0] for node in batch_norms]
+                                + (_node_outputs(model.graph) if peak else [])))
+    with _probe(model, wanted, instance_norms=True):
+        values = run(model, inputs)
+        computed = set(_node_outputs(model.graph))  # the probe's nodes: a batch norm's input may be a model input
     tensors = {tensor.name: tensor for tensor in model.graph.initializer}
     for node in batch_norms:
-        activation = statistics[node.input[0]].astype(np.float64)
+        activation = values[node.input[0]].astype(np.float64)
         axes = (0, *range(2, activation.ndim))
         for name, value in ((node.input[3], activation.mean(axis=axes)), (node.input[4], activation.var(axis=axes))):
             dtype = numpy_helper.to_array(tensors[name]).dtype
             tensors[name].CopyFrom(numpy_helper.from_array(value.astype(dtype), name))
+    return _peak(value for name, value in values.items() if name in computed) if peak else None
 
 
 def _drop_unused_initializers(graph: onnx.GraphProto, candidates: set[str]) -> None:
