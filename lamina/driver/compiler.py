@@ -107,6 +107,7 @@ class _Stages:
         self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
         self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME, keep=keep_weights)
 
@@ -114,9 +115,10 @@ class _Stages:
     def stage(self, name: str) -> Iterator[None]:
         _return_free_memory()
         self.progress(name)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+        self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + time.process_time() - cpu_start
 
     def write(self, file_name: str, content: str | bytes) -> Path:
         path = self.outdir / file_name
@@ -267,7 +269,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         host_dram0_vectors=host_dram0_vectors(
             host_segments, [entry.name for entry in inputs],
             {e.name: e.size for e in (*inputs, *outputs, *variables) if e.base is not None}),
-        stage_seconds=dict(stages.seconds), accuracy=accuracy)
+        stage_seconds=dict(stages.seconds), accuracy=accuracy, stage_cpu_seconds=dict(stages.cpu_seconds))
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
     return CompileResult(outdir, stages.files, summary, peak)

@@ -140,17 +140,22 @@ def _draw_weights(model: onnx.ModelProto, seed: int) -> None:
             continue
         shape_names.add(node.input[0])
         shape = tuple(int(d) for d in numpy_helper.to_array(initializers[node.input[0]]))
-        weight = _random_weight(rng, shape).astype(_constant_of_shape_dtype(node), copy=False)
-        new_weights.append(numpy_helper.from_array(weight, node.output[0]))
+        new_weights.append((node.output[0], _random_weight(rng, shape).astype(_constant_of_shape_dtype(node),
+                                                                          copy=False)))
     del graph.node[:]
     graph.node.extend(kept_nodes)
     _drop_unused_initializers(graph, shape_names)
     _redraw_channel_parameters(graph, rng)
-    graph.initializer.extend(new_weights)
+    for name, weight in new_weights:  # written into the model's own message: from_array + extend copy it twice
+        tensor = graph.initializer.add()
+        tensor.name, tensor.data_type = name, helper.np_dtype_to_tensor_dtype(weight.dtype)
+        tensor.dims.extend(weight.shape)
+        tensor.raw_data = weight.tobytes()
     if not any(node.op_type == "BatchNormalization" for node in graph.node):
         _zero_layer_biases(graph)
     if model.ir_version < 4:
-        graph.input.extend(helper.make_tensor_value_info(w.name, w.data_type, w.dims) for w in new_weights)
+        graph.input.extend(helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(weight.dtype),
+                                                         weight.shape) for name, weight in new_weights)
 
 
 def _node_outputs(graph: onnx.GraphProto) -> list[str]:

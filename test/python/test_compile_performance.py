@@ -23,6 +23,7 @@ from lamina.driver.compiler import compile_model, in_fresh_context
 from lamina.dialects import model as model_dialect
 from lamina.frontend.onnx_importer import import_model
 from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights, randomize_weights_in_place
+from lamina.passes.graph.rewriting import is_uniform
 from lamina.runtime.calibration import value_ranges
 
 from accelerator_models import small_cnn
@@ -103,3 +104,22 @@ def test_the_graph_levels_context_is_freed_before_scheduling(tmp_path, monkeypat
     compile_model(path, "ultra96v2", tmp_path / "out", check=False, progress=progress)
     assert alive_at["graph-to-hir"] == [True]
     assert alive_at["schedule"] == [False, True]  # the import's context is gone, the HIR's is the new one
+
+
+def test_drawn_weights_are_the_tensors_numpy_helper_makes():
+    model = randomize_weights(resnet20v2(), 0)
+    for tensor in model.graph.initializer:
+        again = onnx.numpy_helper.from_array(onnx.numpy_helper.to_array(tensor), tensor.name)
+        assert tensor.SerializeToString() == again.SerializeToString()
+
+
+@pytest.mark.parametrize("array, uniform", [
+    (np.full((300, 7), 2.5, np.float32), True),
+    (np.full((300, 7), 2.5, np.float32).T, True),  # not contiguous
+    (np.concatenate([np.zeros(1000, np.float32), [-0.0]]), False),  # differs past the first elements, in bits only
+    (np.arange(1000.0).reshape(10, 100).T, False),
+    (np.array(3, np.int8), True),
+    (np.zeros(0, np.float32), False),
+])
+def test_a_folded_constant_is_uniform_when_every_element_has_the_same_bits(array, uniform):
+    assert is_uniform(array) is uniform
