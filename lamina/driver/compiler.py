@@ -31,7 +31,7 @@ import os
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterator
 
@@ -245,6 +245,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
             pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
         for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
+        # the DRAM1 images are in the files now: keep their sizes, not them, through the check (VGG-19: 287 MB)
+        consts_file_vectors = sum(len(consts.image) for consts in scheduled.consts)
+        page_vectors = sum(len(page.image) for page in scheduled.consts[1:])
+        consts_pages, dram1_vectors = len(scheduled.consts) - 1, scheduled.dram1_vectors
+        scheduled = replace(scheduled, consts=[])
+        del program_bytes
     accuracy = None
     if check:
         with stages.stage("check (simulate the samples)"):
@@ -261,10 +267,8 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
                      for layer in scheduled.layers),
         host_segments=host_segments,
         vars_vectors=max((e.base + e.size for e in (*inputs, *outputs, *variables) if e.base is not None), default=0),
-        consts_vectors=scheduled.dram1_vectors,
-        consts_file_vectors=sum(len(consts.image) for consts in scheduled.consts),
-        consts_pages=len(scheduled.consts) - 1,
-        page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
+        consts_vectors=dram1_vectors, consts_file_vectors=consts_file_vectors, consts_pages=consts_pages,
+        page_vectors=page_vectors,
         true_consts_scalars=accelerator_constants - host_constants,
         host_dram0_vectors=host_dram0_vectors(
             host_segments, [entry.name for entry in inputs],

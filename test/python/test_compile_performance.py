@@ -4,7 +4,8 @@
   the activation peak;
 - the probe changes the model only while it runs;
 - calibration splits the samples over threads and measures what one thread measures;
-- the HIR moves to a fresh context, so the graph levels' constants are freed before scheduling.
+- the HIR moves to a fresh context, so the graph levels' constants are freed before scheduling;
+- the graph interpreter reads constants in place (read-only) instead of copying them on every run.
 """
 
 from __future__ import annotations
@@ -22,8 +23,10 @@ from lamina.driver.accuracy import calibration_samples
 from lamina.driver.compiler import compile_model, in_fresh_context
 from lamina.dialects import model as model_dialect
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights, randomize_weights_in_place
+from lamina.frontend.random_weights import (activation_peak, random_inputs, randomize_weights, randomize_weights_in_place,
+                                           run_onnx)
 from lamina.passes.graph.rewriting import is_uniform
+from lamina.runtime import graph_interpreter
 from lamina.runtime.calibration import value_ranges
 
 from accelerator_models import small_cnn
@@ -47,7 +50,7 @@ def test_the_probe_leaves_the_model_as_it_was_even_when_the_run_fails():
     activation_peak(model, random_inputs(model, 0))
     assert model.SerializeToString() == before
 
-    def failing(probe, inputs):
+    def failing(probe, inputs, external):
         assert [node.op_type for node in probe.graph.node].count("BatchNormalization") == 0  # it is the probe
         raise RuntimeError("the run failed")
 
@@ -123,3 +126,15 @@ def test_drawn_weights_are_the_tensors_numpy_helper_makes():
 ])
 def test_a_folded_constant_is_uniform_when_every_element_has_the_same_bits(array, uniform):
     assert is_uniform(array) is uniform
+
+
+def test_the_interpreter_reads_large_constants_in_place_and_computes_the_same():
+    module = import_model(small_cnn(), make_context())
+    seen = {}
+    outputs = graph_interpreter.run(module, random_inputs(small_cnn(), 0),
+                                    lambda value, array: seen.setdefault(value, array))
+    constants = [array for value, array in seen.items() if value.owner.name == "graph.constant" and array.size > 16]
+    assert constants and not any(array.flags.writeable for array in constants)  # MLIR's storage, not a copy
+    expected = run_onnx(small_cnn(), random_inputs(small_cnn(), 0))
+    for name, array in expected.items():
+        np.testing.assert_allclose(outputs[name], array, rtol=1e-5, atol=1e-6)
