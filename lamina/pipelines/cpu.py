@@ -101,6 +101,7 @@ class GraphToCpu(Pipeline):
             "linalg-fuse-elementwise-ops",
             "canonicalize",
             *BUFFERIZE,
+            "cpu-strided-copies",  # before the loops: copies between views as vectorizable loops
             *LOOPS,
             *parallel_loops(threads),
             # After async-parallel-for, so that its block functions are kept out of line too.
