@@ -28,8 +28,9 @@ from mlir.dialects import arith, linalg, math, scf, tensor
 from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
                                                                multiply_accumulate, pad, tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
-from lamina.passes.linalg.convolution_blocks import (Blocks, TapGrid, bias_into, exact_blocks, grid_matmuls,
-                                                     over_blocks, padded_blocks, shifted, slice_at, tap_grid)
+from lamina.passes.linalg.convolution_blocks import (COLUMN_TILE, Blocks, TapGrid, bias_into, exact_blocks,
+                                                     grid_matmuls, largest_divisor, offset_sum, over_blocks,
+                                                     padded_blocks, register_tiles, shifted, slice_at, tap_grid)
 from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
 from lamina.passes.linalg.epilogue import (Epilogue, apply_epilogue, contiguous, epilogue_after, erase_chain,
                                           flattened_others)
@@ -38,9 +39,8 @@ from lamina.passes.registry import Pass, register_pass
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
 
 # A 2-D convolution (batch 1, no dilation) becomes matmuls on flattened
-# output positions, padded to a multiple of this (the matmuls' 8 x 32
+# output positions, padded to a multiple of COLUMN_TILE (the matmuls' 8 x 32
 # register tile of outer-product FMAs along contiguous positions).
-COLUMN_TILE = 32
 # With fewer input channels than this, the taps are gathered into one
 # [taps x channels, positions] operand (im2col of contiguous slices) and one
 # matmul: one matmul per tap would reduce over only a few channels.
@@ -49,11 +49,6 @@ GATHER_CHANNELS = 16
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def largest_divisor(size: int, limit: int) -> int:
-    """The largest tile <= limit that divides size (a static tile, 1 at worst; also cpu-vectorize's)."""
-    return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
 
 
 # The convolutions this pass rewrites, and the rank of their filters' leading (non-kernel) dims.
@@ -175,9 +170,9 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
 
 def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value, grids: list[TapGrid | None],
                   init: ir.Value, wq: int, blocks: Blocks, epilogue: Epilogue | None) -> ir.Value:
-    """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions the init, one
-    matmul per tap (looping over each phase's `grids` of taps; or, with few channels, one matmul on the
-    taps' slices stacked) and the epilogue."""
+    """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions, per register tile
+    (`register_tiles`) the init, one matmul per tap (looping over each phase's `grids` of taps; or, with few
+    channels, one matmul on the taps' slices stacked) and the epilogue, all on the tile's accumulator."""
     filters, channels = tensor_type(taps[0][0].type).shape
     element = tensor_type(init.type).element_type
     bias = _broadcast_bias(init)
@@ -191,25 +186,36 @@ def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value,
     others = flattened_others(epilogue)
 
     def piece(destination: ir.Value, start, size: int) -> ir.Value:
-        if bias is not None:
-            result = bias_into(bias, destination)
-        else:
-            result = linalg.copy(slice_at(full_init, [0, start], [filters, size]), outs=[destination])
+        gathered = None
         if stacked is not None:
             gathered = tensor.empty([len(taps) * channels, size], element)
             for index, (_, flat, offset) in enumerate(taps):
                 part = slice_at(flat, [0, shifted(start, offset)], [channels, size])
                 gathered = _copy_into(part, gathered, [index * channels, 0])
-            result = linalg.matmul(stacked, gathered, outs=[result])
-        elif all(grids):
-            for grid in grids:
-                result = grid_matmuls(weights, grid, start, size, result)
-        else:
-            for tap, flat, offset in taps:
-                result = linalg.matmul(tap, slice_at(flat, [0, shifted(start, offset)], [channels, size]),
-                                       outs=[result])
-        return apply_epilogue(epilogue, result, others, start,
-                              lambda flat, at, width: slice_at(flat, [0, at], [filters, width]))
+
+        def tile(first: ir.Value | int, at: ir.Value | int, rows: int, columns: int) -> ir.Value:
+            position = offset_sum(start, at)
+            accumulator = tensor.empty([rows, columns], element)
+            if bias is not None:
+                accumulator = bias_into(slice_at(bias, [first], [rows]), accumulator)
+            else:
+                accumulator = linalg.copy(slice_at(full_init, [first, position], [rows, columns]), outs=[accumulator])
+            if gathered is not None:
+                accumulator = linalg.matmul(slice_at(stacked, [first, 0], [rows, len(taps) * channels]),
+                                            slice_at(gathered, [0, at], [len(taps) * channels, columns]),
+                                            outs=[accumulator])
+            elif all(grids):
+                for grid in grids:
+                    accumulator = grid_matmuls(weights, grid, position, columns, accumulator, first)
+            else:
+                for tap, flat, offset in taps:
+                    accumulator = linalg.matmul(slice_at(tap, [first, 0], [rows, channels]),
+                                                slice_at(flat, [0, offset_sum(position, offset)], [channels, columns]),
+                                                outs=[accumulator])
+            return apply_epilogue(epilogue, accumulator, others, position,
+                                  lambda flat, offset, width: slice_at(flat, [first, offset], [rows, width]))
+
+        return register_tiles(destination, tile)
 
     return over_blocks(blocks, filters, element, piece)
 
