@@ -217,7 +217,8 @@ def offset_sum(a: Offset, b: Offset) -> Offset:
     return shifted(b, a) if isinstance(a, int) else arith.addi(a, b)
 
 
-# The register tile of `cpu-vectorize`'s matmuls: up to 8 filters x 32 positions (16 zmm accumulators).
+# The register tile of `cpu-vectorize`'s matmuls: up to 8 filters x 32 positions (16 zmm accumulators); a
+# convolution's flattened output positions are padded to a multiple of COLUMN_TILE.
 FILTER_TILE = 8
 COLUMN_TILE = 32
 # Marks the tap loops inside a register tile (value: depth in the nest) for `cpu-vectorize`, which keeps the

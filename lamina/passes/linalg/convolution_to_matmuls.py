@@ -38,9 +38,6 @@ from lamina.passes.registry import Pass, register_pass
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
 
-# A 2-D convolution (batch 1, no dilation) becomes matmuls on flattened
-# output positions, padded to a multiple of COLUMN_TILE (the matmuls' 8 x 32
-# register tile of outer-product FMAs along contiguous positions).
 # With fewer input channels than this, the taps are gathered into one
 # [taps x channels, positions] operand (im2col of contiguous slices) and one
 # matmul: one matmul per tap would reduce over only a few channels.
