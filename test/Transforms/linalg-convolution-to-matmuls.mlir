@@ -335,3 +335,32 @@ func.func @blocks() {
   "graph.save"(%y) {name = "y"} : (tensor<1x64x56x56xf32>) -> ()
   return
 }
+
+// -----
+
+// A 1x1 convolution on a concatenation (slices inserted into a whole tensor, as after SqueezeNet's
+// and Inception's branches) reads it as it is: no zero-padded copy of its input. Not firing: on a
+// slice of that concatenation (a view) it copies its input into a padded buffer first.
+
+// CHECK-LABEL: func.func @pointwise_after_concat
+// CHECK:         tensor.insert_slice {{.*}} into %{{.*}}[0, 8, 0, 0] [1, 8, 14, 14]
+// CHECK-NOT:     linalg.fill
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<16x14x14xf32> into tensor<16x196xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
+// CHECK:         tensor.extract_slice %arg2[0, 0, 0, 0] [1, 16, 14, 14]
+// CHECK:         linalg.fill {{.*}} -> tensor<16x16x14xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
+func.func @pointwise_after_concat() {
+  %a = "graph.placeholder"() {name = "a"} : () -> tensor<1x8x14x14xf32>
+  %c = "graph.placeholder"() {name = "c"} : () -> tensor<1x8x14x14xf32>
+  %big = "graph.placeholder"() {name = "big"} : () -> tensor<1x16x15x14xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x1x1xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %x = "graph.concat"(%a, %c) {axis = 1 : i64} : (tensor<1x8x14x14xf32>, tensor<1x8x14x14xf32>) -> tensor<1x16x14x14xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  %s = "graph.slice"(%big) {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 1, 16, 14, 14>, axes = array<i64: 0, 1, 2, 3>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x16x15x14xf32>) -> tensor<1x16x14x14xf32>
+  %z = "graph.convolution"(%s, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x14x14xf32>) -> ()
+  "graph.save"(%z) {name = "z"} : (tensor<1x8x14x14xf32>) -> ()
+  return
+}
