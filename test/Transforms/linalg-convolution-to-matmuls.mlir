@@ -1,9 +1,11 @@
 // RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg,linalg-convolution-to-matmuls)' | FileCheck %s
 
-// A 3x3 stride-2 convolution with padding 1 on 16 channels: the padded input
-// (16 x 20 x 8: output rows padded so that every tap's slice of 32
-// positions is in bounds) is split into its 2 x 2 stride phases (strided
-// slices, copied), each flattened to [channels, positions]; each of the 9
+// A 3x3 stride-2 convolution with padding 1 on 16 channels: the input, as
+// if padded (to 16 x 20 x 8: output rows padded so that every tap's slice of
+// 32 positions is in bounds), is split into its 2 x 2 stride phases of 16 x
+// 10 x 4, each the image's rows and columns on it (a strided slice of the
+// 6 x 6 image: phase (0, 0) takes rows and columns 1, 3, 5) copied into
+// zeros, each flattened to [channels, positions]; each of the 9
 // taps is one matmul of its filter tap [4 filters x 16 channels] (taps
 // first: a transpose) by a contiguous slice of 32 positions of its phase,
 // accumulating onto the bias, in a loop nest over the taps of each phase
@@ -12,7 +14,9 @@
 
 // CHECK-LABEL: func.func @strided
 // CHECK:         linalg.transpose ins(%{{.*}} : tensor<4x16x3x3xf32>) outs(%{{.*}} : tensor<3x3x4x16xf32>) permutation = [2, 3, 0, 1]
-// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [16, 10, 4] [1, 2, 2] : tensor<16x20x8xf32> to tensor<16x10x4xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 1, 1] [16, 3, 3] [1, 2, 2] : tensor<16x6x6xf32> to tensor<16x3x3xf32>
+// CHECK:         linalg.fill {{.*}} -> tensor<16x10x4xf32>
+// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<16x3x3xf32>)
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK:             tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<3x3x4x16xf32> to tensor<4x16xf32>
