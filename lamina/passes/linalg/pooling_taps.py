@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith
 
+from lamina.dialects.values import ops_where
 from lamina.passes.conversion.graph_to_linalg.builders import generic, tensor_type
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, extract
 from lamina.passes.linalg.convolution_blocks import COLUMN_TILE
@@ -91,15 +92,7 @@ class PoolingToTaps(Pass):
     summary = "2-D max/sum pools as an element-wise max/sum of their taps' contiguous slices"
 
     def run(self, op: ir.Operation) -> None:
-        pools: list[ir.Operation] = []
-
-        def collect(child: ir.Operation) -> ir.WalkResult:
-            if _rewritten(child):
-                pools.append(child)
-            return ir.WalkResult.ADVANCE
-
-        op.walk(collect)
-        for pool in pools:
+        for pool in ops_where(op, _rewritten):
             with ir.InsertionPoint(pool), pool.location:
                 result = _pool_as_taps(pool)
             pool.results[0].replace_all_uses_with(result)

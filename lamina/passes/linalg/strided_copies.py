@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import linalg
 
+from lamina.dialects.values import ops_where
 from lamina.passes.registry import Pass, register_pass
 
 
@@ -53,15 +54,7 @@ class StridedCopies(Pass):
     summary = "memref.copy between strided views as linalg.copy (vectorized loops, not memrefCopy element by element)"
 
     def run(self, op: ir.Operation) -> None:
-        copies: list[ir.Operation] = []
-
-        def collect(child: ir.Operation) -> ir.WalkResult:
-            if _strided(child):
-                copies.append(child)
-            return ir.WalkResult.ADVANCE
-
-        op.walk(collect)
-        for copy in copies:
+        for copy in ops_where(op, _strided):
             with ir.InsertionPoint(copy), copy.location:
                 linalg.copy(copy.operands[0], outs=[copy.operands[1]])
             copy.erase()
