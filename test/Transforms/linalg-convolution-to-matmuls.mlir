@@ -82,13 +82,13 @@ func.func @dilated_and_batched() {
 // A 1x1 stride-1 unpadded convolution reads its input as it is (no padded
 // copy: 196 positions, not 224) and writes exactly its output positions:
 // a loop over the 6 register tiles of the first 192 (8 filters x 32
-// positions, each from its bias, tagged lamina.bias), one tile of the last
+// positions, each from its bias: the outer product bias x ones), one tile of the last
 // 4. On 7x7 the tail would be 17 of 49 positions: padded to 64 as usual.
 
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT:     linalg.fill
 // CHECK:         scf.for %{{.*}} = %c0 to %c6 step %c1 iter_args(%{{.*}}) -> (tensor<8x192xf32>)
-// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<8x32xf32>) attrs = {lamina.bias}
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
 // CHECK:         tensor.expand_shape %{{.*}} : tensor<8x196xf32> into tensor<8x14x14xf32>
@@ -246,7 +246,7 @@ func.func @not_f32() {
 
 // CHECK-LABEL: func.func @fused
 // CHECK:         scf.for %{{.*}} = %{{.*}} to %c14 step %{{.*}} iter_args(%{{.*}}) -> (tensor<8x448xf32>)
-// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<8x32xf32>) attrs = {lamina.bias}
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:           scf.for {{.*}} -> (tensor<8x32xf32>)
 // CHECK:             scf.for {{.*}} -> (tensor<8x32xf32>)
 // CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
@@ -325,7 +325,7 @@ func.func @not_fused() {
 // CHECK:           tensor.extract_slice %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
 // CHECK:           scf.for %{{.*}} = %{{.*}} to %c8 step %{{.*}} iter_args(%{{.*}}) -> (tensor<64x832xf32>)
 // CHECK:             scf.for %{{.*}} = %{{.*}} to %c26 step %{{.*}} iter_args(%{{.*}}) -> (tensor<64x832xf32>)
-// CHECK:               linalg.generic {{.*}} ins(%{{.*}} : tensor<8xf32>) outs(%{{.*}} : tensor<8x32xf32>) attrs = {lamina.bias}
+// CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:               scf.for
 // CHECK:                 scf.for
 // CHECK:                   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)

@@ -29,7 +29,7 @@ from typing import Callable, Union
 from mlir import ir
 from mlir.dialects import arith, linalg, scf, tensor
 
-from lamina.passes.conversion.graph_to_linalg.builders import generic, tensor_type
+from lamina.passes.conversion.graph_to_linalg.builders import filled, tensor_type
 from lamina.passes.conversion.graph_to_linalg.shape_ops import insert
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
@@ -137,12 +137,14 @@ def over_blocks(blocks: Blocks, filters: int, element: ir.Type, piece: Piece) ->
 
 def bias_into(bias: ir.Value, destination: ir.Value) -> ir.Value:
     """The [filters] bias broadcast along positions into `destination` [filters, size] (a register tile's
-    accumulator: tagged `BIAS`, for `cpu-vectorize` to vectorize it whole)."""
-    rows = ir.AffineMap.get(2, 0, [ir.AffineDimExpr.get(0)])
-    (result,) = generic([bias], [destination], [rows, ir.AffineMap.get_identity(2)], ["parallel"] * 2,
-                        lambda element, _: element)
-    result.owner.attributes[BIAS] = ir.UnitAttr.get()
-    return result
+    accumulator), as the outer product bias x ones: `cpu-vectorize` makes it one `vector.outerproduct`, a
+    broadcast per filter (vectorizing a broadcast generic on the tile gave a vector transpose, which LLVM
+    lowering unrolled element by element: twice the code of SqueezeNet)."""
+    filters, size = tensor_type(destination.type).shape
+    element = tensor_type(destination.type).element_type
+    column = tensor.expand_shape(ir.RankedTensorType.get([filters, 1], element), bias, [[0, 1]], [], [filters, 1])
+    ones = filled(ir.RankedTensorType.get([1, size], element), 1.0)
+    return linalg.matmul(column, ones, outs=[filled(tensor_type(destination.type), 0.0)])
 
 
 @dataclass(frozen=True)
@@ -224,8 +226,6 @@ COLUMN_TILE = 32
 # Marks the tap loops inside a register tile (value: depth in the nest) for `cpu-vectorize`, which keeps the
 # tile's accumulator in registers across them.
 TAP_LOOP = "lamina.tap_loop"
-# Marks a register tile's bias broadcast for `cpu-vectorize` (vectorized whole, like the tile's epilogue).
-BIAS = "lamina.bias"
 
 
 def largest_divisor(size: int, limit: int) -> int:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects.transform import interpreter
 
-from lamina.passes.linalg.convolution_blocks import BIAS, COLUMN_TILE, FILTER_TILE, TAP_LOOP, largest_divisor
+from lamina.passes.linalg.convolution_blocks import COLUMN_TILE, FILTER_TILE, TAP_LOOP, largest_divisor
 from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM
 from lamina.passes.linalg.epilogue import EPILOGUE
 from lamina.passes.options import option
@@ -46,9 +46,8 @@ MAX_TILES = {
     TAP_SUM: (1, 32),
     # A register tile's bias and epilogue (`EPILOGUE`): element-wise, on the whole tile (its accumulator).
     EPILOGUE: (FILTER_TILE, COLUMN_TILE),
-    BIAS: (FILTER_TILE, COLUMN_TILE),
 }
-MARKS = (TAP_SUM, EPILOGUE, BIAS)
+MARKS = (TAP_SUM, EPILOGUE)
 RAISE_PATTERNS = (
     "vector.reduction_to_contract",
     "tensor.fold_tensor_subset_ops_into_vector_transfers",
