@@ -43,3 +43,22 @@ func.func @contiguous(%a: memref<4x8xf32>, %b: memref<4x8xf32>, %c: memref<*xf32
   memref.copy %c, %d : memref<*xf32> to memref<*xf32>
   return
 }
+
+// -----
+
+// A copy of a view onto itself (two identical subviews of one buffer: what bufferization leaves of an
+// in-place insert) is erased; one onto a different view of the same buffer is not.
+
+// CHECK-LABEL: func.func @self_copy
+// CHECK-NOT:     memref.copy
+// CHECK:         linalg.copy {{.*}} ins(%{{.*}} : memref<2x3xf32, strided<[5, 1], offset: 6>>) outs(%{{.*}} : memref<2x3xf32, strided<[5, 1], offset: 1>>)
+// CHECK-NOT:     memref.copy
+// CHECK-NOT:     linalg.copy
+func.func @self_copy(%b: memref<4x5xf32>) {
+  %v1 = memref.subview %b[1, 1] [2, 3] [1, 1] : memref<4x5xf32> to memref<2x3xf32, strided<[5, 1], offset: 6>>
+  %v2 = memref.subview %b[1, 1] [2, 3] [1, 1] : memref<4x5xf32> to memref<2x3xf32, strided<[5, 1], offset: 6>>
+  %v3 = memref.subview %b[0, 1] [2, 3] [1, 1] : memref<4x5xf32> to memref<2x3xf32, strided<[5, 1], offset: 1>>
+  memref.copy %v1, %v2 : memref<2x3xf32, strided<[5, 1], offset: 6>> to memref<2x3xf32, strided<[5, 1], offset: 6>>
+  memref.copy %v1, %v3 : memref<2x3xf32, strided<[5, 1], offset: 6>> to memref<2x3xf32, strided<[5, 1], offset: 1>>
+  return
+}

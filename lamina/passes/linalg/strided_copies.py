@@ -39,11 +39,32 @@ def _strided(op: ir.Operation) -> bool:
                                                                 and _identity_layout(op.operands[1]))
 
 
+def _same_view(a: ir.Value, b: ir.Value) -> bool:
+    """Whether two memrefs are the same elements: one value, or two identical subviews of one buffer."""
+    if a == b:
+        return True
+    views = [v.owner for v in (a, b)]
+    if not all(isinstance(v, ir.OpView) and v.operation.name == "memref.subview" for v in views):
+        return False
+    first, second = (v.operation for v in views)
+    return (first.operands[0] == second.operands[0] and len(first.operands) == len(second.operands) == 1
+            and first.results[0].type == second.results[0].type
+            and all(str(first.attributes[n]) == str(second.attributes[n])
+                    for n in ("static_offsets", "static_sizes", "static_strides")))
+
+
+def _self_copy(op: ir.Operation) -> bool:
+    """A copy of a view onto itself: what bufferization leaves of an in-place insert (a padded buffer's
+    interior and border written in place), a no-op that would still read and write every element."""
+    return op.name == "memref.copy" and _same_view(op.operands[0], op.operands[1])
+
+
 @register_pass
 @dataclass(frozen=True)
 class StridedCopies(Pass):
     """Rewrite every `memref.copy` whose source or target has a non-identity layout (a strided view: a
-    slice, a padded interior) as a `linalg.copy` of the same views.
+    slice, a padded interior) as a `linalg.copy` of the same views, and erase copies of a view onto itself
+    (one buffer, or identical subviews of one buffer).
 
     Legal on memrefs after bufferization, before `convert-linalg-to-loops`
     (`graph-to-cpu` runs it there). Copies between identity layouts, and
@@ -54,6 +75,8 @@ class StridedCopies(Pass):
     summary = "memref.copy between strided views as linalg.copy (vectorized loops, not memrefCopy element by element)"
 
     def run(self, op: ir.Operation) -> None:
+        for copy in ops_where(op, _self_copy):
+            copy.erase()
         for copy in ops_where(op, _strided):
             with ir.InsertionPoint(copy), copy.location:
                 linalg.copy(copy.operands[0], outs=[copy.operands[1]])
