@@ -41,6 +41,7 @@ TO_LLVM = (
     "convert-arith-to-llvm",
     "convert-index-to-llvm",
     "convert-cf-to-llvm",
+    "llvm-loop-annotations",  # cpu-keep-vector-loops-rolled's annotations onto the LLVM back edges
     "convert-func-to-llvm",
     "reconcile-unrealized-casts",
 )
@@ -103,6 +104,8 @@ class GraphToCpu(Pipeline):
             *BUFFERIZE,
             *LOOPS,
             *parallel_loops(threads),
+            # LLVM's unroller would unroll the vector code's loops again (docs/cpu-path.md, JIT time).
+            "cpu-keep-vector-loops-rolled",
             # After async-parallel-for, so that its block functions are kept out of line too.
             "cpu-outline-loops",
             *async_runtime(threads),
