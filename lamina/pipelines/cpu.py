@@ -41,7 +41,7 @@ TO_LLVM = (
     "convert-arith-to-llvm",
     "convert-index-to-llvm",
     "convert-cf-to-llvm",
-    "llvm-loop-annotations",  # cpu-keep-vector-loops-rolled's annotations onto the LLVM back edges
+    "llvm-loop-annotations",  # cpu-unroll-small-loops-only's annotations onto the LLVM back edges
     "convert-func-to-llvm",
     "reconcile-unrealized-casts",
 )
@@ -104,8 +104,8 @@ class GraphToCpu(Pipeline):
             *BUFFERIZE,
             *LOOPS,
             *parallel_loops(threads),
-            # LLVM's unroller would unroll the vector code's loops again (docs/cpu-path.md, JIT time).
-            "cpu-keep-vector-loops-rolled",
+            # LLVM unrolls small constant loop nests (pool windows) only (docs/cpu-path.md, JIT time).
+            "cpu-unroll-small-loops-only",
             # After async-parallel-for, so that its block functions are kept out of line too.
             "cpu-outline-loops",
             *async_runtime(threads),

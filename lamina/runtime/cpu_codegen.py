@@ -9,7 +9,7 @@ time*):
   info): it unrolled loops MLIR had already unrolled into 32-wide vector
   code (8 x 32 register tiles), doubling the machine code for instruction
   selection and loop strength reduction. `graph-to-cpu` marks those loops
-  not to be unrolled (`cpu-keep-vector-loops-rolled`).
+  not to be unrolled (`cpu-unroll-small-loops-only`).
 - The weights: the code generator emits a `[512 x float]` row of a nested
   array constant one float at a time (25 M calls for ResNet-50, ~3 s).
   Every constant global of at least `DATA_MIN_BYTES` goes instead into a
