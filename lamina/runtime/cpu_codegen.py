@@ -7,18 +7,20 @@ time*):
 
 - LLVM's loop unroller (6.4 of 10 s of `opt -O3` with the host's target
   info): it unrolled loops MLIR had already unrolled into 32-wide vector
-  code (8 x 32 register tiles), doubling the machine code for instruction
-  selection and loop strength reduction. `graph-to-cpu` marks those loops
-  not to be unrolled (`cpu-unroll-small-loops-only`).
+  code (8 x 32 register tiles), and the copies' scalar loops, doubling the
+  machine code for instruction selection and loop strength reduction.
+  `graph-to-cpu` now leaves it only small constant loop nests
+  (`cpu-unroll-small-loops-only`), for both code generators.
 - The weights: the code generator emits a `[512 x float]` row of a nested
   array constant one float at a time (25 M calls for ResNet-50, ~3 s).
   Every constant global of at least `DATA_MIN_BYTES` goes instead into a
   binary file that an assembler stub `.incbin`s (`llvm-mc`), and the code
   refers to it as an external hidden symbol.
 - One thread: the code is split into two modules per core (`llvm-split`,
-  which gives the functions `cpu-outline-loops` made hidden external
-  linkage where another part calls them), each optimized and compiled to
-  an object by its own `opt | llc` processes, all at once.
+  which gives a function `cpu-outline-loops` made hidden external linkage
+  where another part calls it; `LAMINA_NUM_THREADS` limits the cores), each
+  optimized and compiled to an object by its own `opt | llc` processes,
+  all started at once.
 
 The objects and the data are linked (`cpu_object_cache.link`) into a
 shared library against MLIR's runtime libraries, which the executor loads
@@ -187,10 +189,6 @@ def _wait(process: subprocess.Popen, name: str) -> None:
         first = (error or b"").decode(errors="replace").strip().splitlines()
         raise LaminaError(f"the CPU code generator's {name} failed (exit {process.returncode}): "
                           f"{first[0] if first else 'no message'}")
-
-
-def default_workers() -> int:
-    return max(1, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1)
 
 
 def scratch(root: Path | None) -> Path:

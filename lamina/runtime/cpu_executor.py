@@ -44,7 +44,8 @@ THREADS_VARIABLE = "LAMINA_NUM_THREADS"
 
 
 def default_threads() -> int:
-    """Threads compiled models run on: `LAMINA_NUM_THREADS`, else every core this process may use."""
+    """Threads compiled models run on (and code generator processes per part pair, `cpu_codegen`):
+    `LAMINA_NUM_THREADS`, else every core this process may use."""
     text = os.environ.get(THREADS_VARIABLE)
     if text is None:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -70,7 +71,7 @@ class CompiledModel:
     function: str
     inputs: dict[str, TensorSpec]
     outputs: dict[str, TensorSpec]
-    module: ir.Module | None  # keeps the context the engine was built from alive (None: loaded from the disk cache)
+    module: ir.Module | None  # keeps the ExecutionEngine's context alive (None: a shared library)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         # Copies: compiled loops may carry their state in an argument's buffer, and the caller's arrays must
@@ -186,7 +187,7 @@ def _compile_shared_object(lowered: ir.Module, opt_level: int, function: str, ke
     in the cache."""
     workdir = cpu_codegen.scratch(cpu_object_cache.directory())
     try:
-        library = cpu_codegen.build_library(lowered, workdir, opt_level, cpu_codegen.default_workers())
+        library = cpu_codegen.build_library(lowered, workdir, opt_level, default_threads())
         engine = cpu_object_cache.SharedObjectEngine(ctypes.CDLL(str(library)), function)
         cpu_object_cache.keep(key, library, compile_seconds() - start)
     finally:

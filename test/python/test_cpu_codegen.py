@@ -56,7 +56,7 @@ def _model():
 @pytest.mark.parametrize("workers", [1, 2])
 @pytest.mark.parametrize("threads", [1, 3])
 def test_a_split_compiled_model_matches_onnxruntime(split, monkeypatch, workers, threads):
-    monkeypatch.setattr(cpu_codegen, "default_workers", lambda: workers)
+    monkeypatch.setenv(cpu_executor.THREADS_VARIABLE, str(workers))  # the cores the tools may use
     onnx_model, module, _context, feeds = _model()
     compiled = cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(threads))
     assert isinstance(compiled.engine, cpu_object_cache.SharedObjectEngine)
