@@ -8,9 +8,9 @@ which is what onnxruntime's kernels compute (its lookup tables for
 QLinearSigmoid and QLinearLeakyRelu are exactly that, tabulated). So each
 node becomes, in the model, DequantizeLinear per quantized input -> the
 standard float op -> QuantizeLinear to the node's output, named
-`<node>/<op>_<k>`, and the importer's QDQ path takes it from there (the
-quantized types, `graph-fuse-qdq` for QGemm's layer). Done on the ONNX
-model, before shape inference, which knows no contrib op.
+`<node>/<op>_<k>`, and the importer's QDQ path takes it from there into the
+graph's quantized types. Done on the ONNX model, before shape inference,
+which knows no contrib op.
 
 QLinearReduceMean is not among them: onnxruntime's CPU provider has no
 kernel for it, so there is nothing to check it against.
@@ -233,8 +233,8 @@ def rewrite_contrib_ops(model: onnx.ModelProto) -> onnx.ModelProto | None:
         return None
     constants = model_constants(model.graph)
     opset = default_opset(model) or 0
-    rewritable = [index for index, node in enumerate(nodes)
-                  if node.domain == CONTRIB_DOMAIN and not contrib_problems(node, constants, opset)]
+    rewritable = {index for index, node in enumerate(nodes)
+                  if node.domain == CONTRIB_DOMAIN and not contrib_problems(node, constants, opset)}
     if not rewritable:
         return None
     copy = onnx.ModelProto()
