@@ -206,11 +206,21 @@ def test_quantize_static_qoperator_model_matches_onnxruntime(tmp_path, per_chann
 def test_unsupported_contrib_nodes_get_one_line_errors_naming_the_node(change, message):
     model = _around("QLinearGlobalAveragePool" if "channels" in message else "QLinearSigmoid", UNARY,
                     model_opset=11 if "opset >= 13" in message else 13)
+    _assert_refused(model, change, message, "op")
+
+
+def _assert_refused(model: onnx.ModelProto, change, message: str, node_name: str) -> None:
     change(next(node for node in model.graph.node if node.domain == MS))
     with pytest.raises(LaminaError) as error:
         import_model(model, make_context())
-    (line,) = [line for line in str(error.value).splitlines() if "node 'op'" in line]
+    (line,) = [line for line in str(error.value).splitlines() if f"node '{node_name}'" in line]
     assert message in line
+
+
+def test_qlinear_softmax_without_its_opset_and_qgemm_without_its_output_zero_point_are_refused():
+    _assert_refused(_around("QLinearSigmoid", UNARY), lambda node: setattr(node, "op_type", "QLinearSoftmax"),
+                    "the required attribute 'opset' is missing", "op")
+    _assert_refused(_gemm(False), lambda node: node.input.pop(), "y_scale without y_zero_point", "gemm")
 
 
 def _output_steps(model: onnx.ModelProto) -> dict[str, float]:
