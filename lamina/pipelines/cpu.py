@@ -97,11 +97,13 @@ class GraphToCpu(Pipeline):
             "canonicalize",
             # Before element-wise fusion: its reshape propagation would turn the matmuls
             # convolutions become (between collapse/expand_shapes) into generics.
-            *(("linalg-convolution-to-matmuls", f"cpu-vectorize{{parallel={str(self.threads > 1).lower()}}}")
+            *(("linalg-convolution-to-matmuls", "linalg-pooling-to-taps",
+               f"cpu-vectorize{{parallel={str(self.threads > 1).lower()}}}")
               if self.vectorize else ()),
             "linalg-fuse-elementwise-ops",
             "canonicalize",
             *BUFFERIZE,
+            "cpu-strided-copies",  # before the loops: copies between views as vectorizable loops
             *LOOPS,
             *parallel_loops(threads),
             # LLVM unrolls small constant loop nests (pool windows) only (docs/cpu-path.md, JIT time).
