@@ -92,6 +92,14 @@ def test_a_failing_tool_is_one_line_naming_it(split, monkeypatch):
     assert "\n" not in str(error.value)
 
 
+def test_a_failing_link_is_one_line(split, monkeypatch):
+    monkeypatch.setattr(cpu_object_cache, "linker", lambda: ["/bin/false"])
+    _onnx_model, module, _context, _feeds = _model()
+    with pytest.raises(LaminaError, match=r"^the CPU code generator's linker failed \(exit 1\)") as error:
+        cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(1))
+    assert "\n" not in str(error.value)
+
+
 def test_a_split_compiled_model_is_kept_in_the_cache(split, monkeypatch, tmp_path):
     monkeypatch.setenv(cpu_object_cache.CACHE_VARIABLE, str(tmp_path))
     monkeypatch.setattr(cpu_object_cache, "MIN_COMPILE_SECONDS", 0.0)
