@@ -11,8 +11,8 @@ time*):
   machine code for instruction selection and loop strength reduction.
   `graph-to-cpu` now leaves it only small constant loop nests
   (`cpu-unroll-small-loops-only`), for both code generators.
-- The weights: the code generator emits a `[512 x float]` row of a nested
-  array constant one float at a time (25 M calls for ResNet-50, ~3 s).
+- The weights: the code generator emits a float array constant one element
+  at a time (25 M for ResNet-50; up to ~3 s measured).
   Every constant global of at least `DATA_MIN_BYTES` goes instead into a
   binary file that an assembler stub `.incbin`s (`llvm-mc`), and the code
   refers to it as an external hidden symbol.
