@@ -52,14 +52,20 @@ def ops_of(module: ir.Operation, dialect: DialectDef) -> list[ir.Operation]:
     a Python module for the op's dialect on every op they iterate, ~20 µs each,
     which is most of the time on million-op programs.
     """
+    return ops_where(module, lambda op: dialect.lookup(op) is not None)
+
+
+def ops_where(root: ir.Operation, predicate) -> list[ir.Operation]:
+    """The ops nested in `root` (and `root` itself) for which `predicate(op)` holds, in program order: collected
+    before a pass rewrites them (erasing ops during the walk would invalidate it)."""
     found = []
 
     def visit(op: ir.Operation):
-        if dialect.lookup(op) is not None:
+        if predicate(op):
             found.append(op)
         return ir.WalkResult.ADVANCE
 
-    module.walk(visit)
+    root.walk(visit)
     return found
 
 

@@ -8,7 +8,7 @@
 // CHECK-LABEL: func.func @matmul
 // CHECK:         scf.forall (%{{.*}}) in (2) shared_outs({{.*}}) -> (tensor<16x256xf32>)
 // CHECK:           scf.for %{{.*}} = %c0 to %c256 step %c32
-// CHECK:             scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (tensor<8x256xf32>, vector<8x32xf32>)
+// CHECK:             scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (vector<8x32xf32>)
 // CHECK:               vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
 // CHECK:           scf.forall.in_parallel
 // CHECK-NOT:     linalg.matmul
@@ -26,7 +26,7 @@ func.func @matmul() {
 
 // CHECK-LABEL: func.func @columns
 // CHECK:         scf.forall (%{{.*}}) in (4) shared_outs({{.*}}) -> (tensor<2x128xf32>)
-// CHECK:           scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args({{.*}}) -> (tensor<2x32xf32>, vector<2x32xf32>)
+// CHECK:           scf.for %{{.*}} = %c0 to %c8 step %c1 iter_args({{.*}}) -> (vector<2x32xf32>)
 func.func @columns() {
   %a = "graph.placeholder"() {name = "a"} : () -> tensor<2x8xf32>
   %b = "graph.placeholder"() {name = "b"} : () -> tensor<8x128xf32>

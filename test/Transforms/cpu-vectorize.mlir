@@ -2,18 +2,21 @@
 
 // After linalg-convolution-to-matmuls, a batch-1 2-D convolution is matmuls on its flattened output
 // positions (14 rows of 16 = 14 + 2 columns, 224 positions, a multiple of
-// 32). With 8 < 16 input channels the 9 taps' contiguous input slices are
-// gathered into one 72 x 224 operand and one matmul, tiled with the largest
-// divisors up to 8 filters x 32 positions x 1 channel (12 filters -> 6) and
-// vectorized; the accumulator stays in registers across the reduction loop
-// (a vector iter_arg) and is written once per tile. No convolution and no
-// tag the pass uses to find ops is left.
+// 32), one per register tile of 6 filters (the largest divisor of 12 up to
+// 8) x 32 positions, in a loop nest over the tiles. With 8 < 16 input
+// channels the 9 taps' contiguous input slices are gathered into one 72 x
+// 224 operand and each tile's matmul is tiled by 1 channel and vectorized:
+// the accumulator starts from the bias (an outer product with ones, no
+// broadcast pass), stays in registers across the reduction loop (its only iter_arg)
+// and is written once per tile. No convolution and no tag the pass uses to
+// find ops is left.
 
 // CHECK-LABEL: func.func @convolution
 // CHECK:         linalg.transpose
-// CHECK:         scf.for %{{.*}} = %c0 to %c12 step %c6
-// CHECK:           scf.for %{{.*}} = %c0 to %c224 step %c32
-// CHECK:             scf.for %{{.*}} = %c0 to %c72 step %c1 iter_args({{.*}}) -> (tensor<12x224xf32>, vector<6x32xf32>)
+// CHECK:         scf.for %{{.*}} = %c0 to %c2 step %c1 iter_args({{.*}}) -> (tensor<12x224xf32>)
+// CHECK:           scf.for %{{.*}} = %c0 to %c7 step %c1 iter_args({{.*}}) -> (tensor<12x224xf32>)
+// CHECK:             vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
+// CHECK:             scf.for %{{.*}} = %c0 to %c72 step %c1 iter_args({{.*}}) -> (vector<6x32xf32>)
 // CHECK:               vector.outerproduct {{.*}} : vector<6xf32>, vector<32xf32>
 // CHECK:             vector.transfer_write {{.*}} : vector<6x32xf32>, tensor<12x224xf32>
 // CHECK:         tensor.expand_shape {{.*}} : tensor<12x224xf32> into tensor<12x14x16xf32>
@@ -80,7 +83,7 @@ func.func @grouped_1d() {
 
 // CHECK-LABEL: func.func @matmul
 // CHECK:         scf.for %{{.*}} = %c0 to %c128 step %c32
-// CHECK:           scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (tensor<2x128xf32>, vector<2x32xf32>)
+// CHECK:           scf.for %{{.*}} = %c0 to %c12 step %c1 iter_args({{.*}}) -> (vector<2x32xf32>)
 // CHECK:             vector.outerproduct {{.*}} : vector<2xf32>, vector<32xf32>
 // CHECK-NOT:     linalg.matmul
 func.func @matmul() {
@@ -88,5 +91,32 @@ func.func @matmul() {
   %b = "graph.placeholder"() {name = "b"} : () -> tensor<12x128xf32>
   %y = "graph.matmul"(%a, %b) : (tensor<2x12xf32>, tensor<12x128xf32>) -> tensor<2x128xf32>
   "graph.save"(%y) {name = "y"} : (tensor<2x128xf32>) -> ()
+  return
+}
+
+// -----
+
+// A register tile's tap loops (16 channels: one matmul per tap, in a 3 x 3 scf.for nest tagged
+// lamina.tap_loop): the 8 x 32 accumulator is hoisted out of both, so it is carried in registers
+// from the bias through every tap and channel to the ReLU, and written once. The tags are gone.
+
+// CHECK-LABEL: func.func @tap_loops
+// CHECK:         scf.for {{.*}} -> (tensor<8x224xf32>)
+// CHECK:           vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK:           scf.for {{.*}} iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK:             scf.for {{.*}} iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK:               scf.for %{{.*}} = %c0 to %c16 step %c1 iter_args({{.*}}) -> (vector<8x32xf32>)
+// CHECK:                 vector.outerproduct {{.*}} : vector<8xf32>, vector<32xf32>
+// CHECK:           arith.maximumf {{.*}} : vector<8x32xf32>
+// CHECK:           vector.transfer_write {{.*}} : vector<8x32xf32>, tensor<8x224xf32>
+// CHECK-NOT:     lamina.tap_loop
+// CHECK-NOT:     lamina.epilogue
+func.func @tap_loops() {
+  %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x14x14xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x3x3xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x3x3xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  %r = "graph.relu"(%y) : (tensor<1x8x14x14xf32>) -> tensor<1x8x14x14xf32>
+  "graph.save"(%r) {name = "r"} : (tensor<1x8x14x14xf32>) -> ()
   return
 }

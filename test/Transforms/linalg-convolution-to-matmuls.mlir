@@ -1,9 +1,11 @@
 // RUN: lamina-opt %s --split-input-file --pass-pipeline='builtin.module(convert-graph-to-linalg,linalg-convolution-to-matmuls)' | FileCheck %s
 
-// A 3x3 stride-2 convolution with padding 1 on 16 channels: the padded input
-// (16 x 20 x 8: output rows padded so that every tap's slice of 32
-// positions is in bounds) is split into its 2 x 2 stride phases (strided
-// slices, copied), each flattened to [channels, positions]; each of the 9
+// A 3x3 stride-2 convolution with padding 1 on 16 channels: the input, as
+// if padded (to 16 x 20 x 8: output rows padded so that every tap's slice of
+// 32 positions is in bounds), is split into its 2 x 2 stride phases of 16 x
+// 10 x 4, each the image's rows and columns on it (a strided slice of the
+// 6 x 6 image: phase (0, 0) takes rows and columns 1, 3, 5) copied into
+// zeros, each flattened to [channels, positions]; each of the 9
 // taps is one matmul of its filter tap [4 filters x 16 channels] (taps
 // first: a transpose) by a contiguous slice of 32 positions of its phase,
 // accumulating onto the bias, in a loop nest over the taps of each phase
@@ -12,7 +14,9 @@
 
 // CHECK-LABEL: func.func @strided
 // CHECK:         linalg.transpose ins(%{{.*}} : tensor<4x16x3x3xf32>) outs(%{{.*}} : tensor<3x3x4x16xf32>) permutation = [2, 3, 0, 1]
-// CHECK:         tensor.extract_slice %{{.*}}[0, 0, 0] [16, 10, 4] [1, 2, 2] : tensor<16x20x8xf32> to tensor<16x10x4xf32>
+// CHECK:         tensor.extract_slice %{{.*}}[0, 1, 1] [16, 3, 3] [1, 2, 2] : tensor<16x6x6xf32> to tensor<16x3x3xf32>
+// CHECK:         linalg.fill {{.*}} -> tensor<16x10x4xf32>
+// CHECK:         linalg.copy {{.*}} outs(%{{.*}} : tensor<16x3x3xf32>)
 // CHECK:         scf.for
 // CHECK:           scf.for
 // CHECK:             tensor.extract_slice %{{.*}}[%{{.*}}, %{{.*}}, 0, 0] [1, 1, 4, 16] [1, 1, 1, 1] : tensor<3x3x4x16xf32> to tensor<4x16xf32>
@@ -77,16 +81,21 @@ func.func @dilated_and_batched() {
 
 // A 1x1 stride-1 unpadded convolution reads its input as it is (no padded
 // copy: 196 positions, not 224) and writes exactly its output positions:
-// one matmul on the first 192 (full 32-column tiles), one on the last 4.
-// On 7x7 the tail would be 17 of 49 positions: padded to 64 as usual.
+// a loop over the 6 register tiles of the first 192 (8 filters x 32
+// positions, each from its bias: the outer product bias x ones), one tile of the last
+// 4. On 7x7 the tail would be 17 of 49 positions: padded to 64 as usual
+// (zeros written only around the image: 3 rows below it).
 
 // CHECK-LABEL: func.func @pointwise
 // CHECK-NOT:     linalg.fill
-// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x192xf32>) outs(%{{.*}} : tensor<8x192xf32>)
+// CHECK:         scf.for %{{.*}} = %c0 to %c6 step %c1 iter_args(%{{.*}}) -> (tensor<8x192xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x4xf32>) outs(%{{.*}} : tensor<8x4xf32>)
 // CHECK:         tensor.expand_shape %{{.*}} : tensor<8x196xf32> into tensor<8x14x14xf32>
-// CHECK:         linalg.fill {{.*}} -> tensor<16x10x7xf32>
-// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x64xf32>) outs(%{{.*}} : tensor<8x64xf32>)
+// CHECK:         linalg.fill {{.*}} -> tensor<16x3x7xf32>
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c2 step %{{.*}} iter_args(%{{.*}}) -> (tensor<8x64xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 func.func @pointwise() {
   %x = "graph.placeholder"() {name = "x"} : () -> tensor<1x16x14x14xf32>
   %x2 = "graph.placeholder"() {name = "x2"} : () -> tensor<1x16x7x7xf32>
@@ -228,24 +237,32 @@ func.func @not_f32() {
 
 // -----
 
-// Epilogues: a ReLU that is the convolution's only user is applied to the
-// block right after its matmuls, in place (a generic whose init is the
-// block, tagged lamina.epilogue), and its own generic is gone. A 1x1
-// convolution whose positions are its output's (dense) also takes a
-// residual add (the other operand flattened and sliced like the block) and
-// the ReLU after it.
+// Epilogues: a ReLU that is the convolution's only user is applied to each
+// register tile right after its taps, in place (a generic whose init is
+// the tile's accumulator, tagged lamina.epilogue), and its own generic is
+// gone. The taps of a tile are an scf.for nest (tagged lamina.tap_loop, for
+// cpu-vectorize) around one matmul. A 1x1 convolution whose positions are
+// its output's (dense) also takes a residual add (the other operand
+// flattened and sliced like the tile) and the ReLU after it.
 
 // CHECK-LABEL: func.func @fused
-// CHECK:         linalg.matmul
-// CHECK:         linalg.generic {{.*}} outs(%{{.*}} : tensor<8x448xf32>) attrs =  {lamina.epilogue}
-// CHECK:           arith.maximumf
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c14 step %{{.*}} iter_args(%{{.*}}) -> (tensor<8x448xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK:           scf.for {{.*}} -> (tensor<8x32xf32>)
+// CHECK:             scf.for {{.*}} -> (tensor<8x32xf32>)
+// CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK:             } {lamina.tap_loop = 1 : i64}
+// CHECK:           } {lamina.tap_loop = 0 : i64}
+// CHECK:           linalg.generic {{.*}} outs(%{{.*}} : tensor<8x32xf32>) attrs = {lamina.epilogue}
+// CHECK:             arith.maximumf
 // CHECK:         tensor.collapse_shape %arg2 {{\[}}[0, 1], [2, 3]] : tensor<1x8x20x20xf32> into tensor<8x400xf32>
-// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>)
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x384xf32>) outs(%{{.*}} : tensor<8x384xf32>) attrs =  {lamina.epilogue}
-// CHECK:           arith.addf
-// CHECK:           arith.maximumf
+// CHECK:         scf.for %{{.*}} = %{{.*}} to %c12 step %{{.*}} iter_args(%{{.*}}) -> (tensor<8x384xf32>)
+// CHECK:           linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<8x32xf32>) outs(%{{.*}} : tensor<8x32xf32>) attrs = {lamina.epilogue}
+// CHECK:             arith.addf
+// CHECK:             arith.maximumf
 // CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x8xf32>, tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>)
-// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>) attrs =  {lamina.epilogue}
+// CHECK:         linalg.generic {{.*}} ins(%{{.*}} : tensor<8x16xf32>) outs(%{{.*}} : tensor<8x16xf32>) attrs = {lamina.epilogue}
 // CHECK-NOT:     linalg.generic
 // CHECK:         return
 func.func @fused() {
@@ -300,16 +317,19 @@ func.func @not_fused() {
 // 3264 positions (102 register tiles of 32; rows of 58), more than a block
 // of 256 KiB (32 tiles): its taps run block by block, 4 blocks of 26 tiles
 // (832 positions) as the iterations of an scf.forall (3328 positions in
-// all), the bias broadcast into each block first.
+// all); in a block, register tile by register tile (8 filter tiles x 26
+// position tiles), each from the bias through the 3 x 3 taps.
 
 // CHECK-LABEL: func.func @blocks
 // CHECK:         scf.forall (%[[B:.*]]) in (4) shared_outs(%[[OUT:.*]] = %{{.*}}) -> (tensor<64x3328xf32>)
 // CHECK:           %[[START:.*]] = arith.muli %[[B]], %{{.*}} : index
 // CHECK:           tensor.extract_slice %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
-// CHECK:           linalg.generic {{.*}} ins(%{{.*}} : tensor<64xf32>) outs(%{{.*}} : tensor<64x832xf32>)
-// CHECK:           scf.for
-// CHECK:             scf.for
-// CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<64x16xf32>, tensor<16x832xf32>) outs(%{{.*}} : tensor<64x832xf32>)
+// CHECK:           scf.for %{{.*}} = %{{.*}} to %c8 step %{{.*}} iter_args(%{{.*}}) -> (tensor<64x832xf32>)
+// CHECK:             scf.for %{{.*}} = %{{.*}} to %c26 step %{{.*}} iter_args(%{{.*}}) -> (tensor<64x832xf32>)
+// CHECK:               linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x1xf32>, tensor<1x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
+// CHECK:               scf.for
+// CHECK:                 scf.for
+// CHECK:                   linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>) outs(%{{.*}} : tensor<8x32xf32>)
 // CHECK:           scf.forall.in_parallel
 // CHECK-NEXT:        tensor.parallel_insert_slice %{{.*}} into %[[OUT]][0, %[[START]]] [64, 832] [1, 1]
 func.func @blocks() {
@@ -318,5 +338,34 @@ func.func @blocks() {
   %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<64xf32>
   %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 1, 1, 1, 1>, strides = array<i64: 1, 1>} : (tensor<1x16x56x56xf32>, tensor<64x16x3x3xf32>, tensor<64xf32>) -> tensor<1x64x56x56xf32>
   "graph.save"(%y) {name = "y"} : (tensor<1x64x56x56xf32>) -> ()
+  return
+}
+
+// -----
+
+// A 1x1 convolution on a concatenation (slices inserted into a whole tensor, as after SqueezeNet's
+// and Inception's branches) reads it as it is: no zero-padded copy of its input. Not firing: on a
+// slice of that concatenation (a view) it copies its input into a padded buffer first.
+
+// CHECK-LABEL: func.func @pointwise_after_concat
+// CHECK:         tensor.insert_slice {{.*}} into %{{.*}}[0, 8, 0, 0] [1, 8, 14, 14]
+// CHECK-NOT:     linalg.fill
+// CHECK:         tensor.collapse_shape %{{.*}} {{\[}}[0], [1, 2]] : tensor<16x14x14xf32> into tensor<16x196xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
+// CHECK:         tensor.extract_slice %arg2[0, 0, 0, 0] [1, 16, 14, 14]
+// CHECK:         linalg.fill {{.*}} -> tensor<16x2x14xf32>
+// CHECK:         linalg.matmul ins(%{{.*}}, %{{.*}} : tensor<8x16xf32>, tensor<16x32xf32>)
+func.func @pointwise_after_concat() {
+  %a = "graph.placeholder"() {name = "a"} : () -> tensor<1x8x14x14xf32>
+  %c = "graph.placeholder"() {name = "c"} : () -> tensor<1x8x14x14xf32>
+  %big = "graph.placeholder"() {name = "big"} : () -> tensor<1x16x15x14xf32>
+  %w = "graph.placeholder"() {name = "w"} : () -> tensor<8x16x1x1xf32>
+  %b = "graph.splat"() {value = 0.5 : f32} : () -> tensor<8xf32>
+  %x = "graph.concat"(%a, %c) {axis = 1 : i64} : (tensor<1x8x14x14xf32>, tensor<1x8x14x14xf32>) -> tensor<1x16x14x14xf32>
+  %y = "graph.convolution"(%x, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  %s = "graph.slice"(%big) {starts = array<i64: 0, 0, 0, 0>, ends = array<i64: 1, 16, 14, 14>, axes = array<i64: 0, 1, 2, 3>, steps = array<i64: 1, 1, 1, 1>} : (tensor<1x16x15x14xf32>) -> tensor<1x16x14x14xf32>
+  %z = "graph.convolution"(%s, %w, %b) {dilations = array<i64: 1, 1>, group = 1 : i64, pads = array<i64: 0, 0, 0, 0>, strides = array<i64: 1, 1>} : (tensor<1x16x14x14xf32>, tensor<8x16x1x1xf32>, tensor<8xf32>) -> tensor<1x8x14x14xf32>
+  "graph.save"(%y) {name = "y"} : (tensor<1x8x14x14xf32>) -> ()
+  "graph.save"(%z) {name = "z"} : (tensor<1x8x14x14xf32>) -> ()
   return
 }

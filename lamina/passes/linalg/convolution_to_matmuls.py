@@ -25,22 +25,20 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects import arith, linalg, math, scf, tensor
 
-from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, filled, generic, is_float,
+from lamina.passes.conversion.graph_to_linalg.builders import (broadcast_along, dims, generic, is_float,
                                                                multiply_accumulate, pad, tensor_type)
 from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, expand, extract, insert
-from lamina.passes.linalg.convolution_blocks import (Blocks, TapGrid, bias_into, exact_blocks, grid_matmuls,
-                                                     over_blocks, padded_blocks, shifted, slice_at, tap_grid)
+from lamina.passes.linalg.convolution_blocks import (COLUMN_TILE, Blocks, TapGrid, bias_into, exact_blocks,
+                                                     grid_matmuls, largest_divisor, offset_sum, over_blocks,
+                                                     padded_blocks, register_tiles, shifted, slice_at, tap_grid)
 from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
+from lamina.passes.linalg.phases import copy_into, flat_phases, phase_taps, zero_padded
 from lamina.passes.linalg.epilogue import (Epilogue, apply_epilogue, contiguous, epilogue_after, erase_chain,
                                           flattened_others)
 from lamina.passes.registry import Pass, register_pass
 
 DYNAMIC = ir.ShapedType.get_dynamic_stride_or_offset()
 
-# A 2-D convolution (batch 1, no dilation) becomes matmuls on flattened
-# output positions, padded to a multiple of this (the matmuls' 8 x 32
-# register tile of outer-product FMAs along contiguous positions).
-COLUMN_TILE = 32
 # With fewer input channels than this, the taps are gathered into one
 # [taps x channels, positions] operand (im2col of contiguous slices) and one
 # matmul: one matmul per tap would reduce over only a few channels.
@@ -49,11 +47,6 @@ GATHER_CHANNELS = 16
 
 def _ceil_div(a: int, b: int) -> int:
     return -(-a // b)
-
-
-def largest_divisor(size: int, limit: int) -> int:
-    """The largest tile <= limit that divides size (a static tile, 1 at worst; also cpu-vectorize's)."""
-    return next(t for t in range(min(size, limit), 0, -1) if size % t == 0)
 
 
 # The convolutions this pass rewrites, and the rank of their filters' leading (non-kernel) dims.
@@ -120,12 +113,6 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
             padded_blocks(length // COLUMN_TILE, filter_shape[0], COLUMN_TILE, kh * kw)
         length = blocks.length
         rows = oh if pointwise else max(oh + span_h, _ceil_div(length + span_h * wq + span_w, wq))
-    # The input, padded (or cropped: rows and columns no tap reads) to [channels, sh rows, sw wq].
-    image = collapse(data, [channels, height, width], [[0, 1], [2], [3]])
-    keep_h, keep_w = min(height, sh * rows - pads[0]), min(width, sw * wq - pads[1])
-    if (keep_h, keep_w) != (height, width):
-        image = extract(image, [0, 0, 0], [channels, keep_h, keep_w])
-    image = _zero_padded(image, [0, pads[0], pads[1]], [channels, sh * rows, sw * wq])
     group, per_group, padded_filters = 1, channels, filter_shape[0]
     if kind == "linalg.conv_2d_ngchw_gfchw":
         group, filters_per_group, per_group = filter_shape[:3]
@@ -134,27 +121,16 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
             padded_filters = _ceil_div(filters_per_group, FILTER_ROWS) * FILTER_ROWS
     weights = taps_first(filter_, padded_filters)  # [kh, kw, *tap]
     tap_shape = list(tensor_type(weights.type).shape[2:])
-    phases: dict[tuple[int, int], ir.Value] = {}
-    for a in sorted({dh * i % sh for i in range(kh)}):
-        for b in sorted({dw * j % sw for j in range(kw)}):
-            if sh == sw == 1:
-                phase = image
-            else:
-                strided = tensor.extract_slice(ir.RankedTensorType.get([channels, rows, wq], element), image,
-                                               [], [], [], [0, a, b], [channels, rows, wq], [1, sh, sw])
-                phase = linalg.copy(strided, outs=[tensor.empty([channels, rows, wq], element)])
-            flat = collapse(phase, [channels, rows * wq], [[0], [1, 2]])
-            if kind == "linalg.conv_2d_ngchw_gfchw":
-                flat = expand(flat, [group, per_group, rows * wq], [[0, 1], [2]])
-            phases[a, b] = flat
+    # The input, padded (or cropped: rows and columns no tap reads) to [channels, sh rows, sw wq], in phases.
+    image = collapse(data, [channels, height, width], [[0, 1], [2], [3]])
+    phases = flat_phases(image, pads, rows, wq, [kh, kw], strides, dilations)
+    if kind == "linalg.conv_2d_ngchw_gfchw":
+        phases = {key: expand(flat, [group, per_group, rows * wq], [[0, 1], [2]]) for key, flat in phases.items()}
     taps: list[tuple[ir.Value, ir.Value, int]] = []  # (filter tap, flat phase, offset of the tap's positions)
-    for (a, b), flat in phases.items():
-        for i in (i for i in range(kh) if dh * i % sh == a):
-            for j in (j for j in range(kw) if dw * j % sw == b):
-                tap = tensor.extract_slice(ir.RankedTensorType.get(tap_shape, element), weights, [], [], [],
-                                           [i, j] + [0] * len(tap_shape), [1, 1, *tap_shape],
-                                           [1] * (2 + len(tap_shape)))
-                taps.append((tap, flat, dh * i // sh * wq + dw * j // sw))
+    for phase, i, j, offset in phase_taps([kh, kw], strides, dilations, wq):
+        tap = tensor.extract_slice(ir.RankedTensorType.get(tap_shape, element), weights, [], [], [],
+                                   [i, j] + [0] * len(tap_shape), [1, 1, *tap_shape], [1] * (2 + len(tap_shape)))
+        taps.append((tap, phases[phase], offset))
     if blocks is not None:
         grids = [tap_grid(flat, [i for i in range(kh) if dh * i % sh == a], [j for j in range(kw) if dw * j % sw == b],
                           lambda i: dh * i // sh, lambda j: dw * j // sw, wq) for (a, b), flat in phases.items()]
@@ -175,9 +151,9 @@ def _convolution_as_matmuls(kind: str, data: ir.Value, filter_: ir.Value, init: 
 
 def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value, grids: list[TapGrid | None],
                   init: ir.Value, wq: int, blocks: Blocks, epilogue: Epilogue | None) -> ir.Value:
-    """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions the init, one
-    matmul per tap (looping over each phase's `grids` of taps; or, with few channels, one matmul on the
-    taps' slices stacked) and the epilogue."""
+    """An ungrouped convolution's [filters, positions] (rows of wq): per block of positions, per register tile
+    (`register_tiles`) the init, one matmul per tap (looping over each phase's `grids` of taps; or, with few
+    channels, one matmul on the taps' slices stacked) and the epilogue, all on the tile's accumulator."""
     filters, channels = tensor_type(taps[0][0].type).shape
     element = tensor_type(init.type).element_type
     bias = _broadcast_bias(init)
@@ -191,25 +167,36 @@ def _blocked_taps(taps: list[tuple[ir.Value, ir.Value, int]], weights: ir.Value,
     others = flattened_others(epilogue)
 
     def piece(destination: ir.Value, start, size: int) -> ir.Value:
-        if bias is not None:
-            result = bias_into(bias, destination)
-        else:
-            result = linalg.copy(slice_at(full_init, [0, start], [filters, size]), outs=[destination])
+        gathered = None
         if stacked is not None:
             gathered = tensor.empty([len(taps) * channels, size], element)
             for index, (_, flat, offset) in enumerate(taps):
                 part = slice_at(flat, [0, shifted(start, offset)], [channels, size])
-                gathered = _copy_into(part, gathered, [index * channels, 0])
-            result = linalg.matmul(stacked, gathered, outs=[result])
-        elif all(grids):
-            for grid in grids:
-                result = grid_matmuls(weights, grid, start, size, result)
-        else:
-            for tap, flat, offset in taps:
-                result = linalg.matmul(tap, slice_at(flat, [0, shifted(start, offset)], [channels, size]),
-                                       outs=[result])
-        return apply_epilogue(epilogue, result, others, start,
-                              lambda flat, at, width: slice_at(flat, [0, at], [filters, width]))
+                gathered = copy_into(part, gathered, [index * channels, 0])
+
+        def tile(first: ir.Value | int, at: ir.Value | int, rows: int, columns: int) -> ir.Value:
+            position = offset_sum(start, at)
+            accumulator = tensor.empty([rows, columns], element)
+            if bias is not None:
+                accumulator = bias_into(slice_at(bias, [first], [rows]), accumulator)
+            else:
+                accumulator = linalg.copy(slice_at(full_init, [first, position], [rows, columns]), outs=[accumulator])
+            if gathered is not None:
+                accumulator = linalg.matmul(slice_at(stacked, [first, 0], [rows, len(taps) * channels]),
+                                            slice_at(gathered, [0, at], [len(taps) * channels, columns]),
+                                            outs=[accumulator])
+            elif all(grids):
+                for grid in grids:
+                    accumulator = grid_matmuls(weights, grid, position, columns, accumulator, first)
+            else:
+                for tap, flat, offset in taps:
+                    accumulator = linalg.matmul(slice_at(tap, [first, 0], [rows, channels]),
+                                                slice_at(flat, [0, offset_sum(position, offset)], [channels, columns]),
+                                                outs=[accumulator])
+            return apply_epilogue(epilogue, accumulator, others, position,
+                                  lambda flat, offset, width: slice_at(flat, [first, offset], [rows, width]))
+
+        return register_tiles(destination, tile)
 
     return over_blocks(blocks, filters, element, piece)
 
@@ -330,27 +317,6 @@ def _fused_sum(count: int):
     return body
 
 
-def _copy_into(source: ir.Value, dest: ir.Value, offsets: list[int]) -> ir.Value:
-    """`source` inserted into `dest` at `offsets` through a `linalg.copy` into the slice.
-
-    (A bare `tensor.insert_slice` of a strided slice bufferizes to a `memref.copy`
-    that calls the C runner utils' element-by-element copy; a linalg.copy
-    becomes loops LLVM vectorizes.)
-    """
-    shape = list(tensor_type(source.type).shape)
-    copied = linalg.copy(source, outs=[extract(dest, offsets, shape)])
-    return insert(copied, dest, offsets)
-
-
-def _zero_padded(value: ir.Value, low: list[int], shape: list[int]) -> ir.Value:
-    """`value` at offset `low` in zeros of `shape` (a `tensor.pad` as fill + copy, see `_copy_into`)."""
-    value_type = tensor_type(value.type)
-    if list(value_type.shape) == shape:
-        return value
-    zeros = filled(ir.RankedTensorType.get(shape, value_type.element_type), 0)
-    return _copy_into(value, zeros, low)
-
-
 def _broadcast_bias(init: ir.Value) -> ir.Value | None:
     """The [filters] vector when `init` [1, filters, oh, ow] is its broadcast (what convert-graph-to-linalg writes)."""
     filters = tensor_type(init.type).shape[1]
@@ -389,16 +355,16 @@ def _grouped_positions_init(init: ir.Value, group: int, padded_filters: int, wq:
     per_group = filters // group
     bias = _broadcast_bias(init)
     if bias is not None:
-        rows = _zero_padded(expand(bias, [group, per_group], [[0, 1]]), [0, 0], [group, padded_filters])
+        rows = zero_padded(expand(bias, [group, per_group], [[0, 1]]), [0, 0], [group, padded_filters])
         identity, leading = ir.AffineMap.get_identity(3), ir.AffineMap.get(3, 0, dims(0, 1))
         (result,) = generic([rows], [tensor.empty([group, padded_filters, length], element)], [leading, identity],
                             ["parallel"] * 3, lambda element_, _: element_)
         return result
     grid = expand(collapse(init, [filters, oh, ow], [[0, 1], [2], [3]]), [group, per_group, oh, ow],
                   [[0, 1], [2], [3]])
-    grid = _zero_padded(grid, [0, 0, 0, 0], [group, padded_filters, oh, wq])
+    grid = zero_padded(grid, [0, 0, 0, 0], [group, padded_filters, oh, wq])
     flat = collapse(grid, [group, padded_filters, oh * wq], [[0], [1], [2, 3]])
-    return _zero_padded(flat, [0, 0, 0], [group, padded_filters, length])
+    return zero_padded(flat, [0, 0, 0], [group, padded_filters, length])
 
 
 def _element_types(convolution: ir.Operation) -> tuple[str, str, str]:
@@ -417,7 +383,7 @@ def _per_image(data: ir.Value, init: ir.Value, convolve) -> ir.Value:
         image, (result,) = loop.induction_variable, loop.inner_iter_args
         y = convolve(_image(data, image), _image(result, image))
         shape = [1, *init_type.shape[1:]]
-        copied = linalg.copy(y, outs=[_image(result, image)])  # see `_copy_into`
+        copied = linalg.copy(y, outs=[_image(result, image)])  # see `phases.copy_into`
         scf.YieldOp([tensor.insert_slice(copied, result, [image], [], [], [DYNAMIC, 0, 0, 0], shape, [1] * 4)])
     return loop.results[0]
 

@@ -8,7 +8,10 @@ so every tile is static and vectorizes (a partial tile would be dynamic and
 stay scalar, and in MLIR 22 canonicalizing such tiles of convolutions
 asserts). Only the tiled ops are vectorized: vectorizing whole element-wise
 ops would produce vectors of entire tensors that LLVM lowering unrolls into
-millions of ops.
+millions of ops. A convolution's register tile (`convolution_blocks.py`:
+bias, tap loops, epilogue on one 8 x 32 accumulator) becomes one vector
+value carried through its tap loops (tagged `lamina.tap_loop`) and written
+once.
 """
 
 from __future__ import annotations
@@ -18,7 +21,8 @@ from dataclasses import dataclass
 from mlir import ir
 from mlir.dialects.transform import interpreter
 
-from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM, largest_divisor
+from lamina.passes.linalg.convolution_blocks import COLUMN_TILE, FILTER_TILE, TAP_LOOP, largest_divisor
+from lamina.passes.linalg.convolution_to_matmuls import TAP_SUM
 from lamina.passes.linalg.epilogue import EPILOGUE
 from lamina.passes.options import option
 from lamina.passes.registry import Pass, register_pass
@@ -40,8 +44,8 @@ MAX_TILES = {
     # linalg-convolution-to-matmuls): per tile, each tap's 32 positions are one
     # load and one FMA with its channel's weight onto the same accumulator.
     TAP_SUM: (1, 32),
-    # A convolution block's epilogue (`EPILOGUE`): element-wise, 32 positions per vector.
-    EPILOGUE: (1, 32),
+    # A register tile's bias and epilogue (`EPILOGUE`): element-wise, on the whole tile (its accumulator).
+    EPILOGUE: (FILTER_TILE, COLUMN_TILE),
 }
 MARKS = (TAP_SUM, EPILOGUE)
 RAISE_PATTERNS = (
@@ -58,6 +62,13 @@ LOWER_PATTERNS = (
     "canonicalization",
 )
 DECOMPOSED = frozenset({"linalg.conv_2d_nchw_fchw"})
+# A register tile's accumulator written and read back (bias, taps, epilogue) becomes one value in registers.
+FORWARD_PATTERNS = (
+    "tensor.fold_tensor_subset_ops_into_vector_transfers",
+    "canonicalization",
+)
+# The tap loops of a register tile nest at most this deep (kernel rows, kernel columns).
+TAP_LOOP_DEPTH = 2
 
 
 def _kind(op: ir.Operation) -> str | None:
@@ -143,6 +154,14 @@ def _schedule(ops: list[ir.Operation], parallel: bool) -> str:
                      + "\n  ".join(f"transform.apply_patterns.{p}" for p in patterns) + f"\n}} : {any_op}")
     # Keep accumulators in registers across the reduction loops: innermost loops first.
     lines.extend(f"transform.loop.hoist_loop_invariant_subsets {h} : {any_op}" for h in reversed(handles))
+    # Then across a register tile's tap loops (`TAP_LOOP`, innermost first), and forward the accumulator
+    # from the bias through the taps to the epilogue in registers.
+    for depth in reversed(range(TAP_LOOP_DEPTH)):
+        lines.append(f'%taps{depth} = transform.structured.match ops{{["scf.for"]}} '
+                     f'attributes{{{TAP_LOOP} = {depth} : i64}} in %root : ({any_op}) -> {any_op}')
+        lines.append(f"transform.loop.hoist_loop_invariant_subsets %taps{depth} : {any_op}")
+    lines.append("transform.apply_patterns to %functions {\n  "
+                 + "\n  ".join(f"transform.apply_patterns.{p}" for p in FORWARD_PATTERNS) + f"\n}} : {any_op}")
     body = "\n    ".join(lines)
     return ("module attributes {transform.with_named_sequence} {\n"
             f"  transform.named_sequence @__transform_main(%root: {any_op} {{transform.readonly}}) {{\n"
@@ -185,7 +204,7 @@ class CpuVectorize(Pass):
         interpreter.apply_named_sequence(op, entry, schedule)
 
         def untag(child: ir.Operation) -> ir.WalkResult:
-            for name in (TAG, *MARKS):
+            for name in (TAG, TAP_LOOP, *MARKS):
                 if name in child.attributes:
                     del child.attributes[name]
             return ir.WalkResult.ADVANCE

@@ -58,15 +58,17 @@ def _single_user(value: ir.Value) -> ir.Operation | None:
 
 
 def contiguous(value: ir.Value) -> bool:
-    """Whether `value` surely bufferizes to a contiguous buffer: not a slice (through reshapes).
+    """Whether `value` bufferizes to a contiguous buffer: not a slice (through reshapes).
 
     (Flattening a slice, e.g. a convolution's cropped output, bufferizes to a
-    `memref.copy` the C runner utils do element by element.)
+    copy. A concatenation's result, slices inserted into a whole tensor, is
+    contiguous: SqueezeNet's and Inception's 1x1 convolutions after their
+    concatenations read it as it is instead of copying it into a padded buffer.)
     """
     owner = value.owner
     while isinstance(owner, ir.OpView) and owner.operation.name in ("tensor.expand_shape", "tensor.collapse_shape"):
         owner = owner.operation.operands[0].owner
-    return not (isinstance(owner, ir.OpView) and owner.operation.name.startswith("tensor."))
+    return not (isinstance(owner, ir.OpView) and owner.operation.name == "tensor.extract_slice")
 
 
 def _joins(op: ir.Operation, value: ir.Value, dense: bool) -> list[ir.Value] | None:
