@@ -1,12 +1,13 @@
 """The accelerator's numbers against onnxruntime: calibrated formats on the light models and a PyTorch export.
 
-Usage: .venv/bin/python benchmarks/accelerator_accuracy.py [--models a,b] [--archs x,y] [--inputs N]
-                                                           [--budget SECONDS] [--tensil] [--tensil-inputs N]
+Usage: .venv/bin/python benchmarks/accelerator_accuracy.py [--models a,b] [--archs x,y] [--inputs N] [--first K]
+                                                           [--together N] [--budget SECONDS] [--tensil]
+                                                           [--tensil-inputs N] [--output FILE]
 
 For each model (seeded random weights, seed 0, as `lamina-compile
 --random-weights 0`) and architecture: `compile_model` with calibrated
 formats (8 seeded calibration samples, its own check off), then the
-simulator on N fresh U[0, 1) inputs (seeds 1000, 1001, ...; the decoded
+simulator on N fresh U[0, 1) inputs (seeds 1000, 1001, ..., from 1000 + `--first`; the decoded
 program is read once, and `--together` inputs run as one batched machine) against onnxruntime on the same
 randomized ONNX model, whose logits are a second output (a softmax hides
 errors): cosine per input and output (minimum; mean of the lower output),
@@ -24,6 +25,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import resource
 import shutil
 import sys
 import tempfile
@@ -41,7 +43,7 @@ from light_models import LIGHT_MODELS, load_light_model, with_logits_output  # n
 
 from lamina.driver.compiler import compile_model  # noqa: E402
 from lamina.target.tcu.program import Opcode  # noqa: E402
-from lamina.frontend.random_weights import random_inputs, randomize_weights, run_onnx  # noqa: E402
+from lamina.frontend.random_weights import onnx_runner, random_inputs, randomize_weights  # noqa: E402
 from lamina.runtime.compare import cosine_similarity, sqnr_db  # noqa: E402
 from lamina.runtime.tcu_simulator import simulate_samples  # noqa: E402
 
@@ -105,14 +107,20 @@ def source_model(name: str, scratch: Path):
     return path, model
 
 
-def accuracy(outdir: Path, model, count: int, budget: float, together: int) -> dict:
-    """Simulate up to `count` inputs (`together` at a time) within `budget` seconds; compare with onnxruntime."""
-    samples = [random_inputs(model, 1000 + k) for k in range(count)]
+def accuracy(outdir: Path, model, count: int, budget: float, together: int, first: int = 0) -> dict:
+    """Simulate up to `count` inputs (`together` at a time, seeds from 1000 + `first`) within `budget` seconds;
+    compare with onnxruntime."""
+    samples = [random_inputs(model, 1000 + first + k) for k in range(count)]
+    run_onnx = onnx_runner(model)  # one session for all inputs
     start = time.perf_counter()
     per_output: dict[str, dict[str, list]] = {}
-    tops, inputs = [], 0
-    for sample, result in zip(samples, simulate_samples(outdir / "model.tmodel", samples, together=together)):
-        reference = run_onnx(model, sample)
+    tops, inputs, simulated_cpu = [], 0, 0.0
+    results = simulate_samples(outdir / "model.tmodel", samples, together=together)
+    for sample in samples:
+        cpu = time.process_time()
+        result = next(results)
+        simulated_cpu += time.process_time() - cpu
+        reference = run_onnx(sample)
         for name, value in reference.items():
             got = result.outputs[name]
             seen = per_output.setdefault(name, {"cosine": [], "actual": [], "expected": []})
@@ -126,12 +134,13 @@ def accuracy(outdir: Path, model, count: int, budget: float, together: int) -> d
         inputs += 1
         if inputs % together == 0 and time.perf_counter() - start > budget:
             break  # a whole group has run: stop past the budget
+    results.close()
     sqnr = {name: sqnr_db(np.concatenate(seen["actual"]), np.concatenate(seen["expected"]))
             for name, seen in per_output.items()}
     return {"inputs": inputs, "cosine_min": min(min(seen["cosine"]) for seen in per_output.values()),
             "cosine_mean": min(float(np.mean(seen["cosine"])) for seen in per_output.values()),
             "sqnr": min(sqnr.values()), "top1": float(np.mean(tops)) if tops else None,
-            "seconds": time.perf_counter() - start}
+            "seconds": time.perf_counter() - start, "simulated_cpu": simulated_cpu}
 
 
 def measure(name: str, source: Path, model, arch: str, scratch: Path, args) -> dict:
@@ -140,7 +149,7 @@ def measure(name: str, source: Path, model, arch: str, scratch: Path, args) -> d
     result = compile_model(source, arch, outdir, check=False)
     numbers = {"compile": time.perf_counter() - start, "cycles": result.summary.cycles,
                "configures": int((result.summary.program["opcode"] == Opcode.CONFIGURE).sum()),
-               **accuracy(outdir, model, args.inputs, args.budget, args.together)}
+               **accuracy(outdir, model, args.inputs, args.budget, args.together, args.first)}
     shutil.rmtree(outdir, ignore_errors=True)
     if args.tensil:
         tensil = compile_model(source, arch, outdir, check=False, formats="tensil")
@@ -160,25 +169,27 @@ def row(name: str, arch: str, n: dict) -> str:
     ratio = f"{100 * (n['cycles'] / n['tensil_cycles'] - 1):+.3f}%" if "tensil_cycles" in n else "-"
     return (f"| {name} | {arch} | {n['inputs']} | {n['cosine_min']:.6f} | {n['cosine_mean']:.6f} | "
             f"{n['sqnr']:.1f} | {top1} | {cycles} | {n['configures']} | {ratio} | {side} | {n['compile']:.0f} | "
-            f"{n['seconds']:.0f} |")
+            f"{n['seconds']:.0f} | {n['simulated_cpu']:.0f} | {n['load']:.1f} |")
 
 
-def report(rows: list[str], loads: list[float], command: str) -> str:
+def report(rows: list[str], loads: list[float], command: str, first: int) -> str:
     return "\n".join([
         *report_header("Accelerator accuracy against onnxruntime (calibrated formats)", command),
         f"Load average (1 min) {loads[0]:.1f} at the start, {loads[-1]:.1f} at the end.",
         "",
         f"Random weights (seed {SEED}); calibration on 8 seeded U[0, 1) samples; measured on fresh U[0, 1) inputs "
-        "(seeds 1000, ...), simulator from the files vs onnxruntime on the same randomized model. Cosine per "
+        f"(seeds {1000 + first}, ...), simulator from the files vs onnxruntime on the same randomized model. Cosine per "
         "input and output (min over both; mean: the lower output's); outputs are the model's and, for classifiers "
         "ending in a softmax, its logits too; SQNR pooled over inputs (the lower output); top-1: share of inputs whose arg-max class "
         "equals onnxruntime's. Configure: the rescaling instructions the calibrated program adds (1 cycle "
         "each); vs FP16BP8: cycles against the same model compiled with `--formats tensil`; FP16BP8 accuracy: "
-        f"that compile's minimum cosine / top-1 agreement (inputs). Seconds: compile, then simulation.",
+        f"that compile's minimum cosine / top-1 agreement (inputs). Seconds: compile, then simulation (wall "
+        "clock, and the simulator's CPU seconds); load: the 1-minute load average when the row finished. Peak "
+        f"resident memory of the run: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:,.0f} MB.",
         "",
         "| model | arch | inputs | cosine min | cosine mean | SQNR dB | top-1 | cycles | Configure "
-        "| vs FP16BP8 | FP16BP8 cosine min / top-1 | compile s | simulate s |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|",
+        "| vs FP16BP8 | FP16BP8 cosine min / top-1 | compile s | simulate s | simulate CPU s | load |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---|---:|---:|---:|---:|",
         *rows,
         "",
     ])
@@ -189,6 +200,8 @@ def main() -> None:
     parser.add_argument("--models", default=",".join([TORCH_MODEL, *LIGHT_MODELS]))
     parser.add_argument("--archs", default="ultra96v2,zcu104")
     parser.add_argument("--inputs", type=int, default=100)
+    parser.add_argument("--first", type=int, default=0,
+                        help="start at input seed 1000 + FIRST (to extend an earlier run of FIRST inputs)")
     parser.add_argument("--budget", type=float, default=600.0, help="simulation seconds per model and arch")
     parser.add_argument("--together", type=int, default=25, help="inputs the simulator runs at once")
     parser.add_argument("--tensil", action="store_true", help="also compile in FP16BP8 mode, set side by side")
@@ -202,10 +215,11 @@ def main() -> None:
         for name in args.models.split(","):
             source, model = source_model(name, Path(scratch))
             for arch in args.archs.split(","):
-                rows.append(row(name, arch, measure(name, source, model, arch, Path(scratch), args)))
-                print(rows[-1], flush=True)
+                numbers = measure(name, source, model, arch, Path(scratch), args)
                 loads.append(os.getloadavg()[0])
-                Path(args.output).write_text(report(rows, loads, command))
+                rows.append(row(name, arch, {**numbers, "load": loads[-1]}))
+                print(rows[-1], flush=True)
+                Path(args.output).write_text(report(rows, loads, command, args.first))
             source.unlink()
     print(Path(args.output).read_text())
 

@@ -6,8 +6,8 @@
 Each run is `lamina-compile light:MODEL --arch ARCH --random-weights 0 -o DIR`
 (mode `no-check` adds `--no-check`) in a fresh process under `/usr/bin/time`,
 which gives the wall and CPU seconds and the peak RSS; the bytes written are
-the sizes of the files in DIR afterwards. The stage seconds come from the
-compile's own summary.json. Targets (issue 18): ResNet-50 -> ultra96v2 at most
+the sizes of the files in DIR afterwards. The stage seconds (wall, and CPU of
+the whole process) come from the compile's own summary.json. Targets (issue 18): ResNet-50 -> ultra96v2 at most
 5 s wall, 1 GB peak RSS and 150 MB written; VGG-19 -> zcu104 at most 15 s.
 Timings depend on the machine's load: the table records the 1-minute load
 average before and after each run.
@@ -45,7 +45,9 @@ def measure(model: str, arch: str, mode: str) -> dict:
             raise RuntimeError(done.stderr.strip().splitlines()[-1])
         wall, user, system, rss_kb = done.stderr.strip().splitlines()[-1].split()
         files = {path.name: path.stat().st_size for path in outdir.iterdir()}
-        stages = json.loads((outdir / "summary.json").read_text())["stage_seconds"]
+        summary = json.loads((outdir / "summary.json").read_text())
+        stages = {name: (seconds, summary["stage_cpu_seconds"][name])
+                  for name, seconds in summary["stage_seconds"].items()}
     return {"model": model, "arch": arch, "mode": mode, "wall": float(wall), "user": float(user),
             "system": float(system), "rss_mb": int(rss_kb) / 1000, "written_mb": sum(files.values()) / 1e6,
             "files": files, "stages": stages, "load": (load_before, load_after)}
@@ -65,9 +67,9 @@ def table(rows: list[dict]) -> str:
         lines.append(f"| {row['model']} → {row['arch']} | {row['mode']} | {verdict(row, 'wall')} | {row['user']:.1f} "
                      f"| {row['system']:.1f} | {verdict(row, 'rss_mb')} | {verdict(row, 'written_mb')} "
                      f"| {row['load'][0]:.1f} / {row['load'][1]:.1f} |")
-    lines += ["", "Stage seconds (from summary.json) and files written (MB):", ""]
+    lines += ["", "Stage seconds, wall / CPU of every thread (from summary.json), and files written (MB):", ""]
     for row in rows:
-        stages = ", ".join(f"{name} {seconds:.2f}" for name, seconds in row["stages"].items())
+        stages = ", ".join(f"{name} {wall:.2f} / {cpu:.2f}" for name, (wall, cpu) in row["stages"].items())
         files = ", ".join(f"{name} {size / 1e6:.1f}" for name, size in sorted(row["files"].items(),
                                                                              key=lambda item: -item[1]))
         lines.append(f"- {row['model']} → {row['arch']}, {row['mode']}: {stages}. Files: {files}.")

@@ -23,9 +23,8 @@ from typing import Callable, Iterator
 import numpy as np
 from mlir import ir
 
-from .attr_kinds import ELEMENTS
+from .attr_kinds import ELEMENTS, elements_view
 from .diagnostics import LaminaError, format_location
-from .types import spec_of
 
 WEIGHTS_ATTRIBUTE = "lamina.weights_file"
 INLINE_ELEMENTS = 1024  # constants with more elements than this go to the weights file
@@ -111,17 +110,11 @@ def external_text(module: ir.Operation, weights: WeightsFile, *, debug_info: boo
                                                  for piece, (_, _, attr) in zip(pieces[1:], large)):
         return module.get_asm(enable_debug_info=debug_info)
     with weights.adding() as add:  # one array at a time, straight from the attribute's storage
-        keys = [add(_array(attr), attr.type) for _, _, attr in large]
+        keys = [add(elements_view(attr), attr.type) for _, _, attr in large]
     out = [pieces[0]]
     for key, piece in zip(keys, pieces[1:]):
         out += [f"dense_resource<{key}>", piece]
     return "".join(out)
-
-
-def _array(attr: ir.DenseElementsAttr) -> np.ndarray:
-    """The attribute's data: a view of MLIR's storage when NumPy reads it as the element type, else a copy."""
-    view = np.asarray(attr)
-    return view if view.dtype == spec_of(attr.type).dtype else ELEMENTS.decode(attr)
 
 
 def _key(array: np.ndarray, type_: ir.Type) -> str:

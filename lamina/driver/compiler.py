@@ -25,10 +25,13 @@ from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import gc
+import io
+import os
 import time
 from collections import Counter
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Callable, Collection, Iterator
 
@@ -45,7 +48,7 @@ from lamina.dialects.model import body_ops
 from lamina.dialects.types import TensorSpec, spec_of
 from lamina.frontend.loading import LIGHT_PREFIX, load_onnx
 from lamina.frontend.onnx_importer import import_model
-from lamina.frontend.random_weights import activation_peak, random_inputs, randomize_weights
+from lamina.frontend.random_weights import randomize_weights_in_place
 from lamina.passes.conversion.graph_to_hir import convert_graph_to_hir
 from lamina.passes.conversion.graph_to_hir.partition import classify, module_interface
 from lamina.passes.conversion.hir_to_lir import schedule
@@ -104,6 +107,7 @@ class _Stages:
         self.emit = frozenset(emit)
         self.progress = progress or (lambda stage: None)
         self.seconds: dict[str, float] = {}
+        self.cpu_seconds: dict[str, float] = {}
         self.files: dict[str, Path] = {}
         self.weights = WeightsFile(outdir / WEIGHTS_FILE_NAME, keep=keep_weights)
 
@@ -111,9 +115,10 @@ class _Stages:
     def stage(self, name: str) -> Iterator[None]:
         _return_free_memory()
         self.progress(name)
-        start = time.perf_counter()
+        start, cpu_start = time.perf_counter(), time.process_time()
         yield
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - start
+        self.cpu_seconds[name] = self.cpu_seconds.get(name, 0.0) + time.process_time() - cpu_start
 
     def write(self, file_name: str, content: str | bytes) -> Path:
         path = self.outdir / file_name
@@ -211,12 +216,15 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
         input_specs, output_specs = model.inputs(graph), model.outputs(graph)
 
         def measure(module: ir.Operation):
-            ranges, first_sample = value_ranges(module, calibration)
+            ranges, first_sample = value_ranges(module, calibration, threads=os.cpu_count() or 1)
             return ranges, first_sample if check else {}  # the first sample's values serve the check only
 
         # in place: `graph` is now the HIR module
         float_layers = convert_graph_to_hir(graph, architecture, measure, calibrated=formats == "calibrated")
         stages.write_module("hir", graph)
+        if given_graph is None:  # nothing else of the graph levels is needed: drop their constants
+            graph, context = in_fresh_context(graph), None
+            gc.collect()  # the old context's ops and values hold it in reference cycles
     with stages.stage("schedule"):
         scheduled = schedule(graph)
     with stages.stage("lir"):
@@ -228,7 +236,7 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
     with stages.stage("encode"):
         program_bytes = encode(scheduled.program, architecture)
     with stages.stage("write model files"):
-        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, context, host_reasons)
+        plan, host_modules, host_parsed, host_segments = _plan(scheduled.plan, graph.context, host_reasons)
         inputs, outputs, variables = memory_map(graph, architecture, input_specs, output_specs)
         paths = write_model_files(
             outdir, MODEL_FILES_NAME, arch=architecture, inputs=inputs, outputs=outputs, vars=variables,
@@ -237,6 +245,12 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
             pages=tuple(page.image for page in scheduled.consts[1:]), host_modules=host_modules)
         for path in (paths.tprog, paths.tdata, *paths.pages, paths.tmodel, *paths.host_modules):
             stages.files[path.name] = path
+        # the DRAM1 images are in the files now: keep their sizes, not them, through the check (VGG-19: 287 MB)
+        consts_file_vectors = sum(len(consts.image) for consts in scheduled.consts)
+        page_vectors = sum(len(page.image) for page in scheduled.consts[1:])
+        consts_pages, dram1_vectors = len(scheduled.consts) - 1, scheduled.dram1_vectors
+        scheduled = replace(scheduled, consts=[])
+        del program_bytes
     accuracy = None
     if check:
         with stages.stage("check (simulate the samples)"):
@@ -253,18 +267,28 @@ def compile_model(source: str | Path, arch: str | Path | Architecture, outdir: s
                      for layer in scheduled.layers),
         host_segments=host_segments,
         vars_vectors=max((e.base + e.size for e in (*inputs, *outputs, *variables) if e.base is not None), default=0),
-        consts_vectors=scheduled.dram1_vectors,
-        consts_file_vectors=sum(len(consts.image) for consts in scheduled.consts),
-        consts_pages=len(scheduled.consts) - 1,
-        page_vectors=sum(len(page.image) for page in scheduled.consts[1:]),
+        consts_vectors=dram1_vectors, consts_file_vectors=consts_file_vectors, consts_pages=consts_pages,
+        page_vectors=page_vectors,
         true_consts_scalars=accelerator_constants - host_constants,
         host_dram0_vectors=host_dram0_vectors(
             host_segments, [entry.name for entry in inputs],
             {e.name: e.size for e in (*inputs, *outputs, *variables) if e.base is not None}),
-        stage_seconds=dict(stages.seconds), accuracy=accuracy)
+        stage_seconds=dict(stages.seconds), accuracy=accuracy, stage_cpu_seconds=dict(stages.cpu_seconds))
     stages.write("summary.txt", summary_text(summary))
     stages.write("summary.json", summary_json(summary))
     return CompileResult(outdir, stages.files, summary, peak)
+
+
+def in_fresh_context(module: ir.Operation) -> ir.Operation:
+    """`module` moved to a new context, through bytecode (binary, not text: 0.1 s for ResNet-50's HIR).
+
+    MLIR keeps every attribute a context ever made until the context dies, so the graph levels' float
+    weights (the imported and the folded ones: ResNet-50 200 MB, VGG-19 1.1 GB) outlive the module that
+    used them; once `module` and every other op of the old context are dropped, the old context and its
+    constants are freed."""
+    buffer = io.BytesIO()
+    module.write_bytecode(buffer)
+    return ir.Module.parse(buffer.getvalue(), make_context()).operation
 
 
 def memory_map(hir: ir.Operation, arch: Architecture, input_specs: dict[str, TensorSpec],
@@ -314,9 +338,7 @@ def _load(source: str, context: ir.Context, input_shapes: dict[str, tuple[int, .
     proto = load_onnx(source)
     peak = None
     if random_weights is not None:
-        proto = randomize_weights(proto, random_weights)
-        _return_free_memory()  # the original model and the batch-norm probe's session
-        peak = activation_peak(proto, random_inputs(proto, random_weights))
+        peak = randomize_weights_in_place(proto, random_weights)
         _return_free_memory()  # the probe's session and every node's values
     return import_model(proto, context, input_shapes=input_shapes, source_name=source), name, peak, proto
 

@@ -95,8 +95,10 @@ class CompileSummary:
     page_vectors: int  # vectors of those pages (each loaded once per run)
     true_consts_scalars: int
     host_dram0_vectors: int  # DRAM0 vectors host segments read and write per run (`host_dram0_vectors`)
-    stage_seconds: dict[str, float]
+    stage_seconds: dict[str, float]  # wall clock
     accuracy: AccuracyReport | None = None  # the compile's self-check (accuracy.py)
+    # CPU seconds of the whole process (every thread) during each stage: what a loaded machine does not inflate
+    stage_cpu_seconds: dict[str, float] = field(default_factory=dict)
 
     # -- derived statistics --------------------------------------------------
 
@@ -186,6 +188,7 @@ class CompileSummary:
                                                                  arch),
             "compile_seconds": self.compile_seconds,
             "stage_seconds": dict(self.stage_seconds),
+            "stage_cpu_seconds": dict(self.stage_cpu_seconds),
             "host_segments": [asdict(segment) for segment in self.host_segments],
             "layer_table": [{**asdict(layer),
                              "mac_efficiency": mac_efficiency(layer.macs, layer.cycles, arch),

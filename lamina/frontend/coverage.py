@@ -8,6 +8,7 @@ from __future__ import annotations
 import onnx
 
 from .analysis import MIN_OPSET
+from .contrib_quantized import CONTRIB_OPS
 from .loading import load_onnx
 from .onnx_importer import LIGHT_MODELS
 from .registry import CONVERTERS
@@ -53,7 +54,30 @@ def markdown() -> str:
         graph_ops = ", ".join(f"`{op}`" for op in converter.graph_ops)
         used_by = ", ".join(users.get(op_type, [])) or "—"
         lines.append(f"| {op_type} | {graph_ops} | {converter.notes or 'All forms.'} | {used_by} |")
-    return "\n".join(lines) + "\n"
+    return "\n".join([*lines, "", *contrib_markdown()]) + "\n"
+
+
+def contrib_markdown() -> list[str]:
+    """The com.microsoft QOperator ops (`contrib_quantized.py`)."""
+    lines = [
+        "## onnxruntime's com.microsoft QOperator ops",
+        "",
+        "`quantize_static(..., quant_format=QuantFormat.QOperator)` writes these contrib ops beside QLinearConv "
+        "and QLinearMatMul. Each is rewritten, before shape inference, into DequantizeLinear of its quantized "
+        "inputs, the standard float operator and QuantizeLinear of its output (`lamina/frontend/"
+        "contrib_quantized.py`), which import as above. Scales and zero points must be compile-time constants "
+        "and the output's zero point given; an attribute the op does not have is refused, naming the node.",
+        "",
+        f"{len(CONTRIB_OPS)} operators.",
+        "",
+        "| com.microsoft operator | float operator | Attributes | Limits |",
+        "|---|---|---|---|",
+    ]
+    for op_type in sorted(CONTRIB_OPS):
+        op = CONTRIB_OPS[op_type]
+        attributes = ", ".join(sorted(op.attributes)) or "—"
+        lines.append(f"| {op_type} | {op.float_op} | {attributes} | {op.notes or 'All forms.'} |")
+    return lines
 
 
 if __name__ == "__main__":

@@ -16,6 +16,7 @@ from lamina.dialects.diagnostics import LaminaError
 
 from . import converters  # noqa: F401 - registers every converter
 from .analysis import LoopIteration, ModelAnalysis, analyze
+from .contrib_quantized import rewrite_contrib_ops
 from .emitter import ModuleBuilder
 from .function_expansion import MAX_EXPANSION_ROUNDS, expand_functions
 from .loading import light_model_names, load_onnx, resolve_model_path
@@ -88,11 +89,12 @@ def analyze_model(model: onnx.ModelProto, source: str, iteration: LoopIteration 
 
 def _analyze(model: onnx.ModelProto, input_shapes: InputShapes | None, source: str,
              require_static: bool, iteration: LoopIteration | None = None) -> ModelAnalysis:
-    """The model validated, its shapes inferred and analysed, then operators without a converter (or whose
-    converter refuses the node) expanded into their ONNX function bodies (which may in turn need expanding)
-    and the result analysed again."""
+    """The model validated, onnxruntime's contrib QOperator ops rewritten into QDQ nodes, its shapes inferred
+    and analysed, then operators without a converter (or whose converter refuses the node) expanded into
+    their ONNX function bodies (which may in turn need expanding) and the result analysed again."""
     validate_model(model, source)
     check_input_shapes(input_shapes, source)
+    model = rewrite_contrib_ops(model) or model
     try:
         analysis = _analyze_to_fixpoint(*specialize(model, input_shapes, source, require_static=require_static),
                                         source, iteration)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .analysis import DEFAULT_DOMAINS, MIN_OPSET, ModelAnalysis, has_subgraph
+from .contrib_quantized import CONTRIB_DOMAIN, contrib_problems, model_constants
 from .dtypes import is_supported, type_name
 from .node_view import NodeView
 from .registry import CONVERTERS, Converter
@@ -54,6 +55,8 @@ def node_problems(view: NodeView, check_shapes: bool = True) -> list[str]:
     (domain, subgraphs, operator) is checked.
     """
     node = view.node
+    if node.domain == CONTRIB_DOMAIN:  # what the importer's rewrite left (contrib_quantized.py)
+        return contrib_problems(node, model_constants(view.analysis.graph), view.opset) or ["not rewritten into QDQ nodes"]
     if node.domain not in DEFAULT_DOMAINS:
         return [f"operator domain '{node.domain}' is not supported"]
     if not view.opset:

@@ -41,6 +41,7 @@ TO_LLVM = (
     "convert-arith-to-llvm",
     "convert-index-to-llvm",
     "convert-cf-to-llvm",
+    "llvm-loop-annotations",  # cpu-unroll-small-loops-only's annotations onto the LLVM back edges
     "convert-func-to-llvm",
     "reconcile-unrealized-casts",
 )
@@ -105,6 +106,8 @@ class GraphToCpu(Pipeline):
             "cpu-strided-copies",  # before the loops: copies between views as vectorizable loops
             *LOOPS,
             *parallel_loops(threads),
+            # LLVM unrolls small constant loop nests (pool windows) only (docs/cpu-path.md, JIT time).
+            "cpu-unroll-small-loops-only",
             # After async-parallel-for, so that its block functions are kept out of line too.
             "cpu-outline-loops",
             *async_runtime(threads),

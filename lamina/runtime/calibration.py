@@ -7,23 +7,50 @@ its own rewrites), so every value it places gets a measured range.
 from __future__ import annotations
 
 import math
-from typing import Iterable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from typing import Mapping, Sequence
 
 import numpy as np
 from mlir import ir
 
+from lamina.dialects.context import check_module
 from lamina.dialects.values import is_constant_view
 
 from . import graph_interpreter
 
 
-def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray]]
+def value_ranges(module: ir.Operation, samples: Sequence[Mapping[str, np.ndarray]], threads: int = 1
                  ) -> tuple[dict[ir.Value, float], dict[ir.Value, np.ndarray]]:
     """The largest |x| each op result reaches when the float graph runs on each sample, and every
-    computed value of the first sample (the accuracy check compares each layer with it)."""
+    computed value of the first sample (the accuracy check compares each layer with it).
+
+    With `threads` > 1 the samples are split into that many groups, each run in its own thread: the
+    time is in NumPy kernels, which release the GIL, so groups of samples use the cores without the
+    fine-grained synchronization of a multithreaded BLAS inside each small matrix product."""
+    samples = list(samples)
+    check_module(module)  # once: every run below reads the same module
+    constant: dict[ir.Value, bool] = {}  # asked once per value, not once per sample
+    count = max(1, min(threads, len(samples)))
+    bounds = np.linspace(0, len(samples), count + 1).astype(int)
+    groups = [samples[a:b] for a, b in zip(bounds[:-1], bounds[1:])]
+    if count == 1:
+        measured = [_measure(module, groups[0], constant, keep_first=True)]
+    else:
+        with ThreadPoolExecutor(max_workers=count, thread_name_prefix="lamina-calibration") as pool:
+            measured = list(pool.map(lambda k: _measure(module, groups[k], constant, keep_first=k == 0),
+                                     range(count)))
+    ranges: dict[ir.Value, float] = {}
+    for group_ranges, _ in measured:
+        for value, magnitude in group_ranges.items():
+            ranges[value] = max(ranges.get(value, 0.0), magnitude)
+    return ranges, measured[0][1]
+
+
+def _measure(module: ir.Operation, samples: list[Mapping[str, np.ndarray]], constant: dict[ir.Value, bool],
+             keep_first: bool) -> tuple[dict[ir.Value, float], dict[ir.Value, np.ndarray]]:
+    """`value_ranges` over `samples` in this thread; with `keep_first`, also the first sample's values."""
     ranges: dict[ir.Value, float] = {}
     first: dict[ir.Value, np.ndarray] = {}
-    constant: dict[ir.Value, bool] = {}  # asked once per value, not once per sample
 
     def observe(value: ir.Value, array: np.ndarray) -> None:
         if value not in constant:
@@ -33,10 +60,10 @@ def value_ranges(module: ir.Operation, samples: Iterable[Mapping[str, np.ndarray
             if math.isnan(magnitude):
                 magnitude = math.inf
             ranges[value] = max(ranges.get(value, 0.0), magnitude)
-            if keep_first:
+            if keeping:
                 first[value] = array
 
     for index, feeds in enumerate(samples):
-        keep_first = index == 0
-        graph_interpreter.run(module, feeds, observe, verify=keep_first)  # the module does not change
+        keeping = keep_first and index == 0
+        graph_interpreter.run(module, feeds, observe, verify=False)  # verified once by the caller
     return ranges, first

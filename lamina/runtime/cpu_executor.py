@@ -36,19 +36,16 @@ from lamina.dialects.types import TensorSpec
 from lamina.passes.conversion.graph_to_linalg.storage import storage_dtype, stored
 from lamina.passes.pass_manager import run_pipeline
 
-from . import cpu_object_cache, graph_interpreter
+from . import cpu_codegen, cpu_object_cache, graph_interpreter
 from .graph_interpreter import check_inputs
 
 OPT_LEVEL = 3
-# memref.copy of non-contiguous views calls into MLIR's C runner utils; parallel loops into
-# MLIR's async runtime (its thread pool).
-_RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / name)
-                      for name in ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")]
 THREADS_VARIABLE = "LAMINA_NUM_THREADS"
 
 
 def default_threads() -> int:
-    """Threads compiled models run on: `LAMINA_NUM_THREADS`, else every core this process may use."""
+    """Threads compiled models run on (and code generator processes per part pair, `cpu_codegen`):
+    `LAMINA_NUM_THREADS`, else every core this process may use."""
     text = os.environ.get(THREADS_VARIABLE)
     if text is None:
         return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
@@ -74,7 +71,7 @@ class CompiledModel:
     function: str
     inputs: dict[str, TensorSpec]
     outputs: dict[str, TensorSpec]
-    module: ir.Module | None  # keeps the context the engine was built from alive (None: loaded from the disk cache)
+    module: ir.Module | None  # keeps the ExecutionEngine's context alive (None: a shared library)
 
     def run(self, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:
         # Copies: compiled loops may carry their state in an argument's buffer, and the caller's arrays must
@@ -150,24 +147,52 @@ def _function_name(module: ir.Operation) -> str:
     return ir.StringAttr(model.main_function(module).attributes["sym_name"]).value
 
 
+def compile_seconds() -> float:
+    """CPU seconds of this process and of its finished children (the code generator's tools)."""
+    times = os.times()
+    return times.user + times.system + times.children_user + times.children_system
+
+
 def _compile(bytecode: bytes, pipeline: str, opt_level: int, inputs: dict[str, TensorSpec],
              outputs: dict[str, TensorSpec], function: str, key: str) -> CompiledModel:
-    """Lower and JIT-compile the model, and store the compiled code in the disk cache (`key`)."""
-    start = time.process_time()
+    """Lower and compile the model, and store the compiled code in the disk cache (`key`).
+
+    A large model is compiled to a shared library by LLVM's tools in parallel
+    parts (`cpu_codegen`); a small one (a tool start costs more than its JIT)
+    by the ExecutionEngine.
+    """
+    start = compile_seconds()
     context = make_context()
     with context:
         copy = ir.Module.parse(bytecode)
     run_pipeline(copy.operation, pipeline)
+    if cpu_codegen.worth_splitting(copy):
+        engine = _compile_shared_object(copy, opt_level, function, key, start)
+        return CompiledModel(engine, function, inputs, outputs, None)
     try:
         # Position-independent when cached: the object is linked into a shared library.
-        engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=_RUNTIME_LIBRARIES,
+        engine = ExecutionEngine(copy, opt_level=opt_level, shared_libs=cpu_object_cache.RUNTIME_LIBRARIES,
                                  enable_pic=cpu_object_cache.directory() is not None)
         engine.lookup(function)  # the JIT compiles on first lookup: do it now, not in the first run
         _ENGINES_KEPT_ALIVE.append(engine)
     except RuntimeError as error:
         raise LaminaError(f"the CPU JIT could not compile the lowered model: {error}") from None
-    cpu_object_cache.store(key, engine, _RUNTIME_LIBRARIES, time.process_time() - start)
+    cpu_object_cache.store(key, engine, compile_seconds() - start)
     return CompiledModel(engine, function, inputs, outputs, copy)
+
+
+def _compile_shared_object(lowered: ir.Module, opt_level: int, function: str, key: str,
+                           start: float) -> cpu_object_cache.SharedObjectEngine:
+    """Build the lowered model's shared library (in the cache directory when there is one), load it, and keep it
+    in the cache."""
+    workdir = cpu_codegen.scratch(cpu_object_cache.directory())
+    try:
+        library = cpu_codegen.build_library(lowered, workdir, opt_level, default_threads())
+        engine = cpu_object_cache.SharedObjectEngine(ctypes.CDLL(str(library)), function)
+        cpu_object_cache.keep(key, library, compile_seconds() - start)
+    finally:
+        cpu_codegen.remove(workdir)
+    return engine
 
 
 def run(module: ir.Operation, feeds: Mapping[str, np.ndarray]) -> dict[str, np.ndarray]:

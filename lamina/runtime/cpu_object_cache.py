@@ -30,6 +30,8 @@ import sys
 import tempfile
 from pathlib import Path
 
+from mlir import ir
+
 import lamina
 
 CACHE_VARIABLE = "LAMINA_CPU_CACHE"
@@ -37,6 +39,10 @@ DISABLED = frozenset({"", "0", "off", "no", "false"})
 LIMIT_BYTES = 4 << 30
 MIN_COMPILE_SECONDS = 1.0
 SUFFIX = ".so"
+# memref.copy of non-contiguous views calls into MLIR's C runner utils; parallel loops into
+# MLIR's async runtime (its thread pool).
+RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / name)
+                     for name in ("libmlir_c_runner_utils.so", "libmlir_async_runtime.so")]
 
 
 def directory() -> Path | None:
@@ -78,16 +84,16 @@ def key(bytecode: bytes, pipeline: str, opt_level: int) -> str:
 
 
 class SharedObjectEngine:
-    """A cached compiled model, loaded: `invoke` calls its packed entry point as ExecutionEngine.invoke does."""
+    """A compiled model in a shared library: `invoke` takes ExecutionEngine.invoke's arguments (pointers to
+    pointers to memref descriptors) and calls the model's C interface (`_mlir_ciface_<function>`) with them."""
 
     def __init__(self, library: ctypes.CDLL, function: str):
         self.library = library
-        self.entry = getattr(library, f"_mlir__mlir_ciface_{function}")  # AttributeError when missing
-        self.entry.argtypes, self.entry.restype = [ctypes.c_void_p], None
+        self.entry = getattr(library, f"_mlir_ciface_{function}")  # AttributeError when missing
+        self.entry.restype = None
 
     def invoke(self, function: str, *arguments) -> None:
-        packed = (ctypes.c_void_p * len(arguments))(*(ctypes.cast(a, ctypes.c_void_p) for a in arguments))
-        self.entry(packed)
+        self.entry(*(ctypes.cast(argument.contents, ctypes.c_void_p) for argument in arguments))
 
 
 def load(entry_key: str, function: str) -> SharedObjectEngine | None:
@@ -109,31 +115,43 @@ def load(entry_key: str, function: str) -> SharedObjectEngine | None:
     return engine
 
 
-def store(entry_key: str, engine, runtime_libraries: list[str], compile_seconds: float) -> None:
-    """Link the engine's compiled object into the cache as `entry_key` (nothing without a cache or a linker, or
-    when compiling took under MIN_COMPILE_SECONDS).
-
-    Written under a temporary name and renamed, so a concurrent reader never
-    sees half a file; a failure to write leaves the cache as it was.
-    """
-    root, command = directory(), linker()
-    if root is None or command is None or compile_seconds < MIN_COMPILE_SECONDS:
+def store(entry_key: str, engine, compile_seconds: float) -> None:
+    """Link the ExecutionEngine's compiled object into the cache as `entry_key` (nothing without a cache or a
+    linker, or when compiling took under MIN_COMPILE_SECONDS)."""
+    root = directory()
+    if root is None or linker() is None or compile_seconds < MIN_COMPILE_SECONDS:
         return
     try:
         root.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=root) as scratch:
             obj, library = Path(scratch) / "model.o", Path(scratch) / f"model{SUFFIX}"
             engine.dump_to_object_file(str(obj))
-            search = sorted({str(Path(p).parent) for p in runtime_libraries})
-            subprocess.run([*command, "-o", str(library), str(obj), *runtime_libraries,
-                            *(f"-rpath={d}" if command[0].endswith("ld") else f"-Wl,-rpath,{d}" for d in search)],
-                           check=True, capture_output=True)
-            os.replace(library, root / f"{entry_key}{SUFFIX}")
+            link([obj], library)
+            keep(entry_key, library, compile_seconds)
     except (OSError, subprocess.CalledProcessError) as error:
         print(f"lamina: could not write the CPU cache entry in {root} ({str(error).splitlines()[0]})",
               file=sys.stderr)
+
+
+def keep(entry_key: str, library: Path, compile_seconds: float) -> None:
+    """Move the linked `library` into the cache as `entry_key` (renamed: a concurrent reader never sees half a
+    file), unless caching is off or compiling took under MIN_COMPILE_SECONDS."""
+    root = directory()
+    if root is None or compile_seconds < MIN_COMPILE_SECONDS:
         return
+    root.mkdir(parents=True, exist_ok=True)
+    os.replace(library, root / f"{entry_key}{SUFFIX}")
     _trim(root)
+
+
+def link(objects: list[Path], library: Path) -> None:
+    """Link `objects` into the shared library `library` against MLIR's runtime libraries (C runner utils, async
+    runtime), found at run time through an rpath. Raises CalledProcessError when the linker fails."""
+    command = linker()
+    search = sorted({str(Path(p).parent) for p in RUNTIME_LIBRARIES})
+    rpaths = (f"-rpath={d}" if command[0].endswith("ld") else f"-Wl,-rpath,{d}" for d in search)
+    subprocess.run([*command, "-o", str(library), *map(str, objects), *RUNTIME_LIBRARIES, *rpaths],
+                   check=True, capture_output=True)
 
 
 def _trim(root: Path) -> None:

@@ -17,7 +17,7 @@ import numpy as np
 from lamina.target.tcu.program import DataMoveKind, Opcode
 from lamina.dialects.diagnostics import LaminaError
 
-from .tcu_array_runs import strided_vectors
+from .tcu_indexing import first_positions, strided_vectors
 from .tcu_machine import DRAM0, DRAM1
 
 _KINDS = {DRAM0: (DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.LOCAL_TO_DRAM0),
@@ -48,8 +48,7 @@ class DramWrites:
         traffic = {memory: _traffic(chunk, *kinds) for memory, kinds in _KINDS.items()}
         problems = []  # (position, memory, vector) of the first unwritten read per memory
         for memory, (position, row, reads) in traffic.items():
-            first_write = np.full(len(self.written[memory]), count, np.int64)
-            np.minimum.at(first_write, row[~reads], position[~reads])
+            first_write = first_positions(len(self.written[memory]), row[~reads], position[~reads], count)
             unwritten = reads & ~self.written[memory][row] & (first_write[row] >= position)
             if unwritten.any():
                 k = int(np.argmax(unwritten))

@@ -18,6 +18,7 @@ from typing import Callable, Mapping, MutableMapping
 import numpy as np
 from mlir import ir
 
+from lamina.dialects.attr_kinds import elements_view
 from lamina.dialects.context import check_module
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
@@ -66,22 +67,31 @@ def execute(ops: list[ir.Operation], values: MutableMapping[ir.Value, np.ndarray
     for index, op in enumerate(ops):
         definition = GRAPH.require(op, "the graph interpreter")
         view = OpView(op, definition)
-        node = Node(view.attrs(), view.result_specs(), io.inputs, io.outputs, view.operand_specs())
-        operands = [values[v] for v in op.operands]
-        try:
-            if definition.regions:
-                results = REGION_KERNELS[definition.name](op, node, operands, _region_runner(values, io, observe))
-            else:
-                result = evaluate(definition.name, node, *operands)
-                results = [result] if len(node.results) == 1 else result
-        except KernelError as error:
-            raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
-        for value, array, spec in zip(op.results, results or (), node.results):
+        specs = view.result_specs()
+        if definition.name == "constant":  # its data read in place (read-only), not decoded into a copy per run
+            results = [elements_view(op.attributes["value"]).astype(specs[0].dtype, copy=False)]
+        else:
+            results = _results(op, definition, Node(view.attrs(), specs, io.inputs, io.outputs, view.operand_specs()),
+                                values, io, observe)
+        for value, array, spec in zip(op.results, results or (), specs):
             values[value] = checked_result(array, spec, op)
             if observe is not None:
                 observe(value, values[value])
         for value in dying[index]:
             values.pop(value, None)
+
+
+def _results(op: ir.Operation, definition, node: Node, values: MutableMapping[ir.Value, np.ndarray], io: Node,
+             observe: Callable[[ir.Value, np.ndarray], None] | None) -> list | None:
+    """What the op's kernel computes, one array per result."""
+    operands = [values[v] for v in op.operands]
+    try:
+        if definition.regions:
+            return REGION_KERNELS[definition.name](op, node, operands, _region_runner(values, io, observe))
+        result = evaluate(definition.name, node, *operands)
+        return [result] if len(node.results) == 1 else result
+    except KernelError as error:
+        raise LaminaError(f"{format_location(op.location)}: error: {error}") from None
 
 
 def _region_runner(values: MutableMapping[ir.Value, np.ndarray], io: Node,

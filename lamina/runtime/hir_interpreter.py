@@ -36,6 +36,7 @@ from lamina.dialects.model import inputs as graph_inputs
 from lamina.dialects.types import TensorSpec, spec_of
 
 from . import graph_interpreter
+from .blas_products import one_thread_rows
 
 # HIR op name -> what the machine does for it: `(machine, op) -> None`.
 STEPS: OpRegistry = OpRegistry("HIR interpreter step", HIR)
@@ -292,11 +293,22 @@ def matmul(data: np.ndarray, image: np.ndarray, attrs: dict, out_shape: tuple[in
         weights = loaded.transpose(1, 0, 2).reshape(lanes, -1)
         first = ~started[present]
         bias = np.where(first[:, None], image[bias_offsets[present]], 0)
-        passes = data_type.matmul(vectors, weights, bias.reshape(-1), shift).reshape(-1, present.size, lanes)
+        passes = _stacked_matmul(vectors, weights, bias.reshape(-1), shift, data_type).reshape(-1, present.size, lanes)
         acc[:, present] = np.where(first[None, :, None], passes, data_type.add(acc[:, present], passes))
         started[present] = True
     result = acc.reshape(n, ho, wo, co_tiles * lanes).transpose(0, 3, 1, 2)[:, :co]
     return np.ascontiguousarray(result).reshape(out_shape)
+
+
+def _stacked_matmul(vectors: np.ndarray, weights: np.ndarray, bias: np.ndarray, shift: int | None,
+                    data_type: DataType) -> np.ndarray:
+    """`data_type.matmul` of all vectors, as a stacked product of blocks that keep OpenBLAS on one thread."""
+    rows = one_thread_rows(*weights.shape)
+    blocks = -(-len(vectors) // rows)
+    stacked = np.zeros((blocks * rows, vectors.shape[1]), vectors.dtype)
+    stacked[:len(vectors)] = vectors
+    passes = data_type.matmul(stacked.reshape(blocks, rows, -1), weights, bias, shift)
+    return passes.reshape(blocks * rows, -1)[:len(vectors)]
 
 
 def pool(data: np.ndarray, attrs: dict, data_type: DataType) -> np.ndarray:

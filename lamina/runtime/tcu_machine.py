@@ -16,8 +16,10 @@ saturation clipped, by opcode (Tensil's emulator reports overflows too).
 Speed: runs of DataMoves into local memory, LoadWeights and MatMuls execute
 together (`tcu_array_runs`), and periodic runs of SIMD instructions as one
 operation per block position (`tcu_simd_runs`), whenever that provably equals
-executing them one by one. `run(batch=False)` executes everything one
-instruction at a time: the reference the tests compare the runs with.
+executing them one by one. Both are planned from the instructions alone, once
+per distinct run or stretch (a convolution's output tiles repeat them).
+`run(batch=False)` executes everything one instruction at a time: the
+reference the tests compare the runs with.
 """
 
 from __future__ import annotations
@@ -33,8 +35,8 @@ from lamina.target.tcu.program import (MAX_SHIFT, ConfigRegister, DataMoveKind, 
                                          Opcode, SimdFlag, SimdOp)
 from lamina.dialects.diagnostics import LaminaError
 
-from .tcu_array_runs import array_run_lengths, execute_array_run
-from .tcu_simd_runs import SimdFields, SimdRun, SimdRuns
+from .tcu_array_runs import ArrayRuns, RunFields, array_run_lengths, structure_of
+from .tcu_simd_runs import SimdCall, SimdFields, simd_calls
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
 
@@ -181,6 +183,9 @@ class Machine:
         # The rounding positions (Configure registers), reset to the data type's binary point.
         self.shifts = {ConfigRegister.ARRAY_SHIFT: arch.data_type.binary_point,
                        ConfigRegister.SIMD_SHIFT: arch.data_type.binary_point}
+        self._simd_types: dict[int, _CountingDataType] = {}
+        self.array_runs = ArrayRuns(self)
+        self.simd_plans: dict[bytes, list[SimdCall]] = {}  # by the bytes of a stretch of SIMD instructions
 
     @property
     def local(self) -> np.ndarray:
@@ -221,27 +226,30 @@ class Machine:
     # -- execution -------------------------------------------------------------
 
     def _run_chunk(self, chunk: np.ndarray, batch: bool) -> None:
-        simd = SimdFields.of(chunk, self.arch.simd_registers_depth)
-        simd_runs = SimdRuns(chunk, simd) if batch else None
         array_runs = array_run_lengths(chunk).tolist() if batch else None
+        fields = RunFields(chunk) if batch else None
+        structure = structure_of(chunk) if batch else None
+        simd_ends = _stretch_ends(chunk["opcode"] == Opcode.SIMD).tolist()
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
-        simd_op, left, right, dest = (a.tolist() for a in (simd.op, simd.left, simd.right, simd.dest))
         i = 0
         while i < len(chunk):
             code = opcode[i]
             if batch and array_runs[i] > 1:
-                i += execute_array_run(self, chunk[i:i + array_runs[i]])
+                i += self.array_runs.execute(fields[i:i + array_runs[i]], structure[i:i + array_runs[i]])
                 continue
             if code == Opcode.SIMD:
-                run = simd_runs.at(i) if batch else SimdRun(i, 1, 1)
-                block = range(i, i + run.period)
-                steps = ([(op1[k + run.period] - op1[k], op0[k + run.period] - op0[k]) for k in block]
-                         if run.blocks > 1 else [(0, 0)])
-                self.simd(run.blocks, [(flags[k], simd_op[k], left[k], right[k], dest[k], op1[k], read_step, op0[k],
-                                        write_step) for k, (read_step, write_step) in zip(block, steps)])
-                i += run.period * run.blocks
+                stretch = chunk[i:simd_ends[i]]
+                key = stretch.tobytes()
+                calls = self.simd_plans.get(key) if batch else None
+                if calls is None:
+                    calls = simd_calls(stretch, self.arch.simd_registers_depth, batch)
+                    if batch:
+                        self.simd_plans[key] = calls
+                for blocks, block in calls:
+                    self.simd(blocks, block)
+                i = simd_ends[i]
                 continue
             if code == Opcode.MATMUL:
                 self.matmul(flags[i], op0[i], 1 << stride0[i], op1[i], 1 << stride1[i], op2[i] + 1)
@@ -297,6 +305,13 @@ class Machine:
         weights[:, :min(size, rows)] = pushed[:, :rows]
         weights[:, size:] = kept
 
+    def _simd_type(self, shift: int) -> _CountingDataType:
+        """The data type SIMD Multiply rounds in: its binary point at the SIMD rounding position."""
+        if shift not in self._simd_types:
+            self._simd_types[shift] = _CountingDataType(self.data_type.name, self.data_type.width, shift,
+                                                        self.saturations)
+        return self._simd_types[shift]
+
     def simd(self, blocks: int, block: list[tuple[int, ...]]) -> None:
         """Execute a SIMD run (`tcu_simd_runs`): each position of its block (flags, op, left, right, dest, read
         address and step, write address and step) over all blocks at once, with one copy of the registers
@@ -304,8 +319,7 @@ class Machine:
         self.saturations.current = Opcode.SIMD.name
         shape = (self.inputs, blocks, self.arch.array_size)
         registers = np.repeat(self.batched_registers[:, None], blocks, axis=1)  # (inputs, blocks, depth, N)
-        simd_type = _CountingDataType(self.data_type.name, self.data_type.width,
-                                      self.shifts[ConfigRegister.SIMD_SHIFT], self.saturations)
+        simd_type = self._simd_type(self.shifts[ConfigRegister.SIMD_SHIFT])
         for flags, op, left, right, dest, read, read_step, write, write_step in block:
             inputs = (self._accumulators[:, _rows(read, read_step, blocks)] if flags & _READ
                       else np.zeros(shape, np.int64))
@@ -320,6 +334,12 @@ class Machine:
                     result = self.data_type.add(self._accumulators[:, writes], result)
                 self._accumulators[:, writes] = result
         self.batched_registers[:] = registers[:, -1]
+
+
+def _stretch_ends(mask: np.ndarray) -> np.ndarray:
+    """For each position, where the stretch of True values it is in ends (its own position if False)."""
+    index = np.arange(len(mask))
+    return np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]
 
 
 _READ, _WRITE, _ACCUMULATE = int(SimdFlag.READ), int(SimdFlag.WRITE), int(SimdFlag.ACCUMULATE)

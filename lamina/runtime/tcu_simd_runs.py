@@ -12,7 +12,9 @@ instructions in order when:
 - memory: no accumulator address is accessed by two blocks when one of the accesses is a write.
 
 `SimdRuns.at` returns the longest such run starting at an instruction, trying each period up to
-`MAX_PERIOD` and cutting a candidate to the blocks before its first conflict.
+`MAX_PERIOD` and cutting a candidate to the blocks before its first conflict. `simd_calls` turns a stretch
+of consecutive SIMD instructions into the `Machine.simd` calls of its runs, which a machine keeps per
+distinct stretch.
 """
 
 from __future__ import annotations
@@ -22,6 +24,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from lamina.target.tcu.program import Opcode, SimdFlag, unpack_simd
+
+from .tcu_indexing import first_positions
 
 MAX_PERIOD = 9  # a 3x3 pool; longer blocks (a 7x7 average pool) run one instruction at a time
 
@@ -50,22 +54,19 @@ class SimdRun:
     blocks: int
 
 
-def candidate_lengths(program: np.ndarray, period: int) -> np.ndarray:
+def candidate_lengths(c: _Columns, period: int) -> np.ndarray:
     """For each instruction, how many instructions from it repeat a `period`-instruction block of SIMD
     instructions with the same flags and sub-instructions, each position's addresses advancing by a constant
     step per block."""
-    count = len(program)
+    count = len(c.is_simd)
     index = np.arange(count)
-    is_simd = program["opcode"] == Opcode.SIMD
     same = np.zeros(count, dtype=bool)  # instruction k repeats k - period
-    same[period:] = (is_simd[period:] & is_simd[:-period] & (program["flags"][period:] == program["flags"][:-period])
-                     & (program["op2"][period:] == program["op2"][:-period]))
+    same[period:] = (c.is_simd[period:] & c.is_simd[:-period] & (c.flags[period:] == c.flags[:-period])
+                     & (c.op2[period:] == c.op2[:-period]))
     steady = same.copy()  # k also advances by the step k - period did
-    for field in ("op0", "op1"):
-        address = program[field].astype(np.int64)
-        step = np.zeros(count, np.int64)
-        step[period:] = address[period:] - address[:-period]
-        steady[period:] &= step[period:] == step[:-period]
+    for address in (c.write, c.read):
+        step = address[period:] - address[:-period]
+        steady[2 * period:] &= step[period:] == step[:-period]
     steady[:2 * period] = False
 
     def next_false(mask: np.ndarray, start: np.ndarray) -> np.ndarray:
@@ -74,17 +75,52 @@ def candidate_lengths(program: np.ndarray, period: int) -> np.ndarray:
 
     # block 1 repeats block 0; later blocks also repeat its steps
     end = np.minimum(next_false(same, index + period), next_false(steady, index + 2 * period))
-    return np.where(is_simd, np.minimum(end, count) - index, 0)
+    return np.where(c.is_simd, np.minimum(end, count) - index, 0)
+
+
+class _Columns:
+    """The fields `candidate_lengths` compares, converted once for every period."""
+
+    def __init__(self, program: np.ndarray):
+        self.is_simd = program["opcode"] == Opcode.SIMD
+        self.flags, self.op2 = program["flags"], program["op2"]
+        self.write, self.read = program["op0"].astype(np.int64), program["op1"].astype(np.int64)
+
+
+# One `Machine.simd` call: the number of blocks, and per position of the block (flags, op, left, right, dest,
+# read address, read step, write address, write step)
+SimdCall = tuple[int, list[tuple[int, ...]]]
+
+
+def simd_calls(stretch: np.ndarray, registers_depth: int, batch: bool) -> list[SimdCall]:
+    """The `Machine.simd` calls that execute a stretch of consecutive SIMD instructions: its runs in order
+    (`batch`), or one instruction per call. They depend on the instructions only, so a machine reuses them for
+    every stretch with the same instructions (a convolution's epilogue on each output tile)."""
+    simd = SimdFields.of(stretch, registers_depth)
+    runs = SimdRuns(stretch, simd) if batch else None
+    flags, read, write = stretch["flags"].tolist(), stretch["op1"].tolist(), stretch["op0"].tolist()
+    op, left, right, dest = (a.tolist() for a in (simd.op, simd.left, simd.right, simd.dest))
+    calls, i = [], 0
+    while i < len(stretch):
+        run = runs.at(i) if batch else SimdRun(i, 1, 1)
+        block = range(i, i + run.period)
+        steps = ([(read[k + run.period] - read[k], write[k + run.period] - write[k]) for k in block]
+                 if run.blocks > 1 else [(0, 0)] * run.period)
+        calls.append((run.blocks, [(flags[k], op[k], left[k], right[k], dest[k], read[k], read_step, write[k],
+                                    write_step) for k, (read_step, write_step) in zip(block, steps)]))
+        i += run.period * run.blocks
+    return calls
 
 
 class SimdRuns:
-    """The batchable SIMD runs of a chunk of instructions (module docstring)."""
+    """The batchable SIMD runs of a stretch of instructions (module docstring)."""
 
     def __init__(self, chunk: np.ndarray, simd: SimdFields):
         self.flags = chunk["flags"].tolist()
         self.read, self.write = chunk["op1"].tolist(), chunk["op0"].tolist()
         self.left, self.right, self.dest = simd.left.tolist(), simd.right.tolist(), simd.dest.tolist()
-        self.lengths = np.stack([candidate_lengths(chunk, period) for period in range(1, MAX_PERIOD + 1)])
+        columns = _Columns(chunk)
+        self.lengths = np.stack([candidate_lengths(columns, period) for period in range(1, MAX_PERIOD + 1)])
 
     def at(self, start: int) -> SimdRun:
         """The longest batchable run from `start` (one block of one instruction if there is none)."""
@@ -112,23 +148,30 @@ class SimdRuns:
     def _blocks_without_conflict(self, start: int, period: int, blocks: int) -> int:
         """How many blocks run before the first whose accumulator access conflicts with an earlier block's."""
         block = np.arange(blocks)
-        addresses, writes, owners = [], [], []
+        addresses, writes = [], []  # per access of a block position: its address in each block
         for k in range(start, start + period):
             flags = self.flags[k]
             if flags & _READ:
                 addresses.append(self.read[k] + (self.read[k + period] - self.read[k]) * block)
-                writes.append(np.zeros(blocks, bool)), owners.append(block)
+                writes.append(False)
             if flags & _WRITE:  # an accumulating write also reads its address, in the same block
                 addresses.append(self.write[k] + (self.write[k + period] - self.write[k]) * block)
-                writes.append(np.ones(blocks, bool)), owners.append(block)
-        if not addresses:
-            return blocks
-        address, write, owner = (np.concatenate(a) for a in (addresses, writes, owners))
+                writes.append(True)
+        if not any(writes):
+            return blocks  # reads only
+        steps = {int(a[1] - a[0]) for a in addresses} if blocks > 1 else {1}
+        if len(steps) == 1:
+            step = abs(steps.pop())
+            first = [int(a[0]) for a in addresses]
+            if step > max(first) - min(first):
+                return blocks  # each block's addresses lie within one step: the blocks never meet
+        # block-major order, so that the owning block never decreases
+        address = np.stack(addresses, axis=1).ravel()
+        write = np.tile(writes, blocks)
+        owner = np.repeat(block, len(writes))
         address -= address.min()
-        first_access = np.full(int(address.max()) + 1, blocks)
-        np.minimum.at(first_access, address, owner)
-        first_write = np.full(len(first_access), blocks)
-        np.minimum.at(first_write, address[write], owner[write])
+        first_access = first_positions(int(address.max()) + 1, address, owner, blocks)
+        first_write = first_positions(len(first_access), address[write], owner[write], blocks)
         conflict = (owner > first_write[address]) | (write & (owner > first_access[address]))
         return int(owner[conflict].min()) if conflict.any() else blocks
 

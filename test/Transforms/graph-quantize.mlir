@@ -6,6 +6,9 @@
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-optimize)' | FileCheck %s --check-prefix=FLOAT
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml backend=accelerator})' | FileCheck %s --check-prefix=KEEP
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep=relu})' | FileCheck %s --check-prefix=WIDE
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep-nodes=fc:0})' | FileCheck %s --check-prefix=NODE
+// RUN: lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml per-channel=true keep-nodes=softmax:0})' | FileCheck %s
+// RUN: not lamina-opt %s --pass-pipeline='builtin.module(graph-quantize{profile=%t.yaml keep-nodes=fc:1})' 2>&1 | FileCheck %s --check-prefix=BADNODE
 
 // A fully-connected layer and its ReLU become int8 (weights per output channel,
 // i32 bias); softmax has no quantized form and reads a dequantized value.
@@ -40,6 +43,14 @@
 // WIDE:          "graph.relu"(%[[D]]) : (tensor<2x3xf32>)
 
 // BADKEEP: option 'keep' names 'nonsense', which is not a graph op kind
+
+// keep-nodes keeps one node in float by its profile name (a sensitive layer): the
+// fully-connected layer stays f32 and the relu reads it through a border quantize.
+// Naming a node that has no quantized form (the softmax) changes nothing (CHECK above).
+// NODE:          %[[FC:.*]] = "graph.fully_connected"({{.*}}) -> tensor<2x3xf32>
+// NODE:          %[[Q:.*]] = "graph.quantize"(%[[FC]])
+// NODE:          "graph.relu"(%[[Q]]) : (tensor<2x3x!quant.uniform<i8:f32
+// BADNODE: option 'keep-nodes' names 'fc:1', which is no node output of this graph
 func.func @main() {
   %0 = "graph.placeholder"() {name = "x"} : () -> tensor<2x4xf32>
   %1 = "graph.constant"() {value = dense<[[0.5, -0.25, 1.0], [0.125, 0.75, -1.0], [-0.5, 0.25, 0.5], [1.0, -1.0, 0.25]]> : tensor<4x3xf32>} : () -> tensor<4x3xf32>

@@ -82,6 +82,18 @@ def test_range_that_fits_no_format(model, capsys):
     assert "node output 'x': range [-1e+300, 1e+300] fits no int8 format" in line
 
 
+def test_int16_bias_beyond_the_i32_accumulator(model, capsys):
+    """int16 data and weights put a bias in units of about 2^-30 of their ranges: 1e3 does not fit i32 (int8's
+    2^-14 units hold it), and was clamped without a word."""
+    model.write_text(MODEL.replace("[0.1, -0.2, 0.3]", "[0.1, -0.2, 1.0e3]"))
+    profile = _profile(model, capsys)
+    code = lamina_opt.main([str(model), f"--pass-pipeline=builtin.module(graph-quantize{{profile={profile} "
+                            "precision=int16})", "-o", str(model.parent / "out.mlir")])
+    line = _error(capsys, code)
+    assert "fc" in line and "the bias needs" in line and "beyond the i32 accumulator's 2147483647 (int16)" in line
+    assert _quantize(model, profile) == 0  # int8 holds it
+
+
 def test_empty_calibration_data(model, tmp_path, capsys):
     save_tensors(str(tmp_path / "c.npz"), {"x": np.zeros((0, 2, 4), np.float32)})
     code = lamina_profile.main([str(model), "-o", str(tmp_path / "p.yaml"), "--inputs", str(tmp_path / "c.npz")])

@@ -21,6 +21,7 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import window_output_shape
 from lamina.passes.conversion.hir_to_lir import schedule
+from lamina.passes.conversion.hir_to_lir.matmul import MatMulProducer
 from lamina.passes.conversion.hir_to_lir.rolling import runs
 from lamina.runtime.hir_interpreter import run_hir
 from lamina.runtime.tcu_machine import DRAM0, DRAM1, Machine
@@ -299,6 +300,22 @@ def test_small_accumulators_split_a_layer_into_stages_that_still_agree():
     assert layer.accumulator_vectors <= TINY.accumulator_depth
 
 
+def test_bands_are_as_even_as_their_count_allows():
+    """8 output rows whose accumulators hold 5 rows at most ((5 - 1) x 10 + 8 positions + a scratch vector):
+    two stages of 4 rows, not 5 and 3, the same instructions' worth in less memory."""
+    arch = Architecture(name="fifty", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
+                        local_depth=1024, accumulator_depth=50, simd_registers_depth=1, stride0_depth=8,
+                        stride1_depth=8)
+    case = dict(arch=arch, n=1, ci=4, co=4, groups=1, kernel=(3, 3), strides=(1, 1), dilations=(1, 1),
+                pads=(1, 1, 1, 1), h=8, w=8, epilogue=[], seed=5)
+    module, feeds, *_ = build_conv(case)
+    got, result = run_scheduled(module, feeds, {"y": (1, 4, 8, 8)})
+    expected = run_hir(module, {k: FP16BP8.to_float(v) for k, v in feeds.items()})["y"]
+    np.testing.assert_array_equal(FP16BP8.to_float(got["y"]), expected)
+    (layer,) = result.layers
+    assert layer.stages == 2 and layer.accumulator_vectors == (4 - 1) * 10 + 8 + 1
+
+
 def test_one_matmul_per_output_row_skips_garbage_columns_and_padding():
     """3x3 stride-1 conv, pad 1, 4 -> 4 channels, 6x6: one band, 9 tiles, each applied by one MatMul per
     output row (plane rows 8 apart), never over the 2 garbage columns of the planes. The first tile
@@ -555,6 +572,12 @@ def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
     assert result.layers[0].true_macs == 12 * 12 * 28 * 28
 
 
+def _cramped(local_depth: int) -> Architecture:
+    return Architecture(name="cramped", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
+                        local_depth=local_depth, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
+                        stride1_depth=8)
+
+
 def _two_readers(arch: Architecture, second_kernel: tuple[int, int], batch: int):
     """x -> a (1x1 conv), then a read by a 3x3 pad-1 conv (-> b) and by a conv of `second_kernel` (-> c)."""
     rng = np.random.default_rng(11)
@@ -582,14 +605,21 @@ def _two_readers(arch: Architecture, second_kernel: tuple[int, int], batch: int)
     (TINY, (3, 3), 1, False),  # both readers address the same padded planes: a stays in local memory
     (TINY, (3, 3), 2, False),  # two images: a plane group per image
     (TINY, (1, 1), 1, True),   # the readers want different planes: a goes through DRAM0
-    (Architecture(name="cramped", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
-                  local_depth=112, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
-                  stride1_depth=8), (3, 3), 1, True),  # a's 64-vector planes do not fit above the working area
+    # a's 64-vector planes do not fit above the natural working area, but do above thinner bands
+    (_cramped(112), (3, 3), 1, False),
+    (_cramped(80), (3, 3), 1, True),  # nor above bands of one row (64 + 18 vectors)
 ])
 def test_a_value_stays_in_local_memory_only_when_every_reader_can_use_one_layout_that_fits(
         arch, second_kernel, batch, a_in_dram0):
     per_value = 36 * batch  # vectors of one 4-channel 6 x 6 value
     assert _two_readers(arch, second_kernel, batch) == 2 * per_value + (per_value if a_in_dram0 else 0)
+
+
+def test_thinner_bands_are_taken_only_when_they_cost_less_than_the_dram0_round_trip(monkeypatch):
+    """In the cramped architecture a stays in local memory because one more band costs 4 weight tiles and
+    2 halo rows; were a band to cost 1,000 cycles, its DRAM0 save and two reads (108 vectors) would win."""
+    monkeypatch.setattr(MatMulProducer, "stage_cycles", lambda self, input_resident: 1000)
+    assert _two_readers(_cramped(112), (3, 3), 1) == 3 * 36
 
 
 def test_host_segments_split_the_plan():

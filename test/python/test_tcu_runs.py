@@ -12,7 +12,9 @@ from lamina.dialects.context import make_context, parse_module
 from lamina.driver.compiler import compile_model
 from lamina.runtime.hir_interpreter import inputs as hir_inputs
 from lamina.runtime.hir_interpreter import run_hir
-from lamina.runtime.tcu_array_runs import array_run_lengths, execute_array_run
+from lamina.runtime import tcu_array_runs
+from lamina.runtime.tcu_array_runs import RunFields, array_run_lengths, structure_of
+from lamina.runtime.tcu_matmul_grid import MatMulGrid
 from lamina.runtime.tcu_machine import Machine
 from lamina.runtime.tcu_simd_runs import SimdFields, SimdRuns
 from lamina.runtime.tcu_simulator import simulate_samples
@@ -103,7 +105,7 @@ def test_a_move_over_rows_a_matmul_read_ends_the_run():
     b.matmul(0, 4, 4)                                         # reads the new local 2-3
     program = b.build()
     assert array_run_lengths(program).tolist() == [5, 4, 3, 2, 1]
-    assert execute_array_run(Machine(ARCH, 64, 64), program) == 3
+    assert Machine(ARCH, 64, 64).array_runs.execute(RunFields(program), structure_of(program)) == 3
     _assert_same(*_machines(program, 0, 2 * 256))
 
 
@@ -115,7 +117,7 @@ def test_weights_reloaded_between_matmuls_are_read_before_the_next_move():
         b.load_weight(40, N + 1)
         b.matmul(0, 0, 8, accumulate=tile > 0)
     program = b.build()
-    assert execute_array_run(Machine(ARCH, 64, 64), program) == len(program)
+    assert Machine(ARCH, 64, 64).array_runs.execute(RunFields(program), structure_of(program)) == len(program)
     _assert_same(*_machines(program, 1, 2 * 256))
 
 
@@ -127,6 +129,109 @@ def test_chain_that_saturates_counts_like_one_by_one():
     batched, single = _machines(b.build(), 2, MAX)
     _assert_same(batched, single)
     assert batched.saturations.by_opcode.get("MATMUL", 0) > 0
+
+
+def _grid_program(tiles: int, row_starts: list[int], size: int, skips: list[tuple[int, int]], restart: bool,
+                  zeroes: list[tuple[int, int]], weights_kind: DataMoveKind) -> np.ndarray:
+    """A convolution's run: per weight tile a DataMove of the tile, a LoadWeight and one MatMul per output row
+    (`row_starts` in the accumulators, `size` vectors each), all accumulating except each row's first if
+    `restart`; the (tile, row) pairs of `skips` have no MatMul (rows that read only padding), those of `zeroes`
+    read zeroes. Weights from DRAM0 differ between the inputs run together."""
+    b = ProgramBuilder()
+    started = set()
+    for tile in range(tiles):
+        b.data_move(weights_kind, 44, 5 * tile, N + 1)
+        b.load_weight(44, N + 1)
+        for row, start in enumerate(row_starts):
+            if (tile, row) not in skips:
+                b.matmul(3 * tile + 2 * row, start, size, accumulate=row in started or not restart,
+                         zeroes=(tile, row) in zeroes)
+                started.add(row)
+    return b.build()
+
+
+@settings(max_examples=60, deadline=None)
+@given(tiles=st.integers(1, 5), rows=st.integers(1, 4), size=st.integers(1, 3), restart=st.booleans(),
+       weights_kind=st.sampled_from([DataMoveKind.DRAM0_TO_LOCAL, DataMoveKind.DRAM1_TO_LOCAL]),
+       data=st.data(), seed=st.integers(0, 2**16), scale=st.sampled_from([2 * 256, MAX]))
+def test_matmul_grids_equal_one_by_one(tiles, rows, size, restart, weights_kind, data, seed, scale):
+    """Tiles by output rows, with skipped rows, zero inputs and sums that saturate, as one dense grid."""
+    starts = data.draw(st.permutations(range(0, 8 * size, size)).map(lambda p: list(p[:rows])))
+    pairs = st.tuples(st.integers(0, tiles - 1), st.integers(0, rows - 1))
+    skips = data.draw(st.lists(pairs, max_size=3))
+    zeroes = data.draw(st.lists(pairs, max_size=2))
+    program = _grid_program(tiles, starts, size, skips, restart, zeroes, weights_kind)
+    if not (program["opcode"] == 1).any():
+        return
+    fields = RunFields(program)
+    matmul = np.flatnonzero(fields.opcode == 1)
+    assert MatMulGrid.of(fields, matmul, ARCH.accumulator_depth) is not None
+    _assert_same(*_machines(program, seed, scale))
+
+
+def test_a_tile_writing_a_row_twice_or_restarting_a_row_is_not_a_grid():
+    for restart in (False, True):
+        b = ProgramBuilder()
+        b.load_weight(44, N + 1)
+        b.matmul(0, 0, 4)
+        b.load_weight(44, N + 1)
+        b.matmul(4, 0, 4, accumulate=True)
+        if restart:  # a later tile starts rows 0-3 again from its output: two segments
+            b.load_weight(44, N + 1)
+            b.matmul(8, 0, 4)
+        else:  # rows 2-3 again in the same tile
+            b.matmul(8, 2, 4, accumulate=True)
+        program = b.build()
+        fields = RunFields(program)
+        assert MatMulGrid.of(fields, np.flatnonzero(fields.opcode == 1), ARCH.accumulator_depth) is None
+        _assert_same(*_machines(program, 6, MAX))
+
+
+@pytest.mark.parametrize("scales, row, other, clipped", [
+    ((1, 1, -1), [12767, 7], [1, 2, 3, 4], 1), ((1, -1, 1), [20000, 7], [1, 2, 3, 4], 0),
+    ((-1.5, 2, 0), [2767, 4], [0, 1, 2, 2], 1)])  # -1.5 x (1, 2, 3, 4) rounds to even: -2, -3, -4, -6
+def test_grid_rows_whose_bounds_fail_add_tile_by_tile(scales, row, other, clipped):
+    """Outputs 20000 20000 -20000: one by one the second add clips at the maximum and the row ends at 12767,
+    where the plain sum would be 20000. 20000 -20000 20000 fails the bounds too but never clips: no saturation
+    is counted. -30000 40000 0: the partial sums stay inside but the second output clips to 32767. The other
+    row never clips."""
+    b = ProgramBuilder()
+    for tile in range(3):
+        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
+        b.load_weight(44, N + 1)
+        b.matmul(0, 0, 2, accumulate=tile > 0)
+    program = b.build()
+    results = []
+    for batch in (True, False):
+        machine = Machine(ARCH, 64, 64)
+        for tile, scale in enumerate(scales):
+            machine.batched["DRAM1"][0, 5 * tile + 1:5 * tile + 1 + N] = scale * 256 * np.eye(N, dtype=np.int16)
+        machine.local[0] = [20000, 7, 0, 0]
+        machine.local[1] = [1, 2, 3, 4]
+        machine.run(program, batch=batch)
+        results.append(machine)
+    _assert_same(*results)
+    assert results[0].accumulators[0].tolist() == [*row, 0, 0]
+    assert results[0].accumulators[1].tolist() == other
+    assert results[0].saturations.by_opcode == ({"MATMUL": clipped} if clipped else {})
+
+
+@pytest.mark.parametrize("plan_bytes, plans", [(1 << 27, 2), (1, 1)])
+def test_runs_equal_but_for_dram_addresses_share_a_plan(plan_bytes, plans, monkeypatch):
+    """A convolution's output tiles: the same instructions with other weight addresses; a different run gets
+    its own plan. Past the machine's budget for plans, they are dropped and made again."""
+    monkeypatch.setattr(tcu_array_runs, "_PLAN_BYTES", plan_bytes)
+    b = ProgramBuilder()
+    for weights, accumulator in ((0, 0), (20, 0), (40, 4)):
+        for tile in range(2):
+            b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, weights + 5 * tile, N + 1)
+            b.load_weight(44, N + 1)
+            b.matmul(8 * tile, accumulator, 6, accumulate=tile > 0)
+        b.simd(SimdOp.MAX, right=1, read=accumulator, write=accumulator + 10)  # ends the run
+    program = b.build()
+    batched, single = _machines(program, 7, 2 * 256)
+    _assert_same(batched, single)
+    assert len(batched.array_runs.plans) == plans
 
 
 # -- periodic SIMD runs -------------------------------------------------------------------------
@@ -166,6 +271,20 @@ def test_a_block_reading_its_register_before_writing_it_is_not_batched():
     program = b.build()
     assert SimdRuns(program, SimdFields.of(program, 1)).at(0).blocks == 1
     _assert_same(*_machines(program, 5, MAX))
+
+
+def test_equal_stretches_of_simd_instructions_share_their_calls():
+    """A ReLU over the same rows after each output tile: planned once; another stretch gets its own."""
+    b = ProgramBuilder()
+    for rows in (range(4), range(4), range(2, 6)):
+        b.simd(SimdOp.ZERO, dest=1)
+        for row in rows:
+            b.simd(SimdOp.MAX, right=1, read=row, write=row)
+        b.load_weight(44, 1)  # ends the stretch
+    program = b.build()
+    batched, single = _machines(program, 8, MAX)
+    _assert_same(batched, single)
+    assert len(batched.simd_plans) == 2
 
 
 _SIMD_POSITION = st.tuples(

@@ -27,10 +27,12 @@ from .windows import check_auto_pad, window_attrs, window_pads
 STORED_TYPES = (np.dtype(np.int8), np.dtype(np.uint8), np.dtype(np.int16), np.dtype(np.int32))
 
 
-def _params(n: NodeView, scale_index: int, zero_index: int, axis: int | None) -> tuple[QuantParams, np.dtype]:
-    """The format an input pair (scale, zero point) names; per axis `axis` when the scale is a vector."""
+def _params(n: NodeView, scale_index: int, zero_index: int, axis: int | None,
+            stored: np.dtype = np.dtype(np.uint8)) -> tuple[QuantParams, np.dtype]:
+    """The format an input pair (scale, zero point) names; per axis `axis` when the scale is a vector. Without
+    a zero point: 0 of type `stored` (ONNX's default: uint8, or the type of the integers dequantized)."""
     scale = n.static(scale_index).astype(np.float64).reshape(-1)
-    zero = n.static(zero_index) if n.has_input(zero_index) else np.zeros(1, np.uint8)
+    zero = n.static(zero_index) if n.has_input(zero_index) else np.zeros(1, stored)
     info = np.iinfo(zero.dtype)
     zeros = np.broadcast_to(zero.reshape(-1), scale.shape)
     return QuantParams(scale, zeros, axis if scale.size > 1 else None, int(info.min), int(info.max)), zero.dtype
@@ -77,7 +79,8 @@ def convert_quantize_linear(n: NodeEmitter):
            check=_check_dequantize, notes="Per tensor or per axis; constant integer inputs become quantized constants.")
 def convert_dequantize_linear(n: NodeEmitter):
     spec = n.spec(n.input(0))
-    params, _ = _params(n, 1, 2, n.attr("axis", 1) % max(spec.rank, 1))
+    stored = spec.dtype if spec.dtype in STORED_TYPES else np.dtype(np.uint8)
+    params, _ = _params(n, 1, 2, n.attr("axis", 1) % max(spec.rank, 1), stored)
     data = _quantized_input(n, 0, params)
     return n.emit("dequantize", data, result_type=TensorSpec(spec.shape, np.float32))
 

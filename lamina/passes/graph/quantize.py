@@ -34,7 +34,7 @@ class GraphQuantize(Pass):
     `per-channel`, an i32 bias for convolutions and fully-connected layers)
     and its result gets the format of its profiled range (`same_scale` ops:
     their input's); a `graph.dequantize` feeds float consumers. Ops whose kind
-    is in `keep`, that have no quantized form, that the backend does not run
+    is in `keep` or whose result is in `keep_nodes`, that have no quantized form, that the backend does not run
     quantized, or whose types are not f32 stay float.
     """
 
@@ -48,6 +48,8 @@ class GraphQuantize(Pass):
     calibration: calibration.Calibration = option("minmax", "range of activations: profiled min/max or KL threshold")
     per_channel: bool = option(False, "one weight scale per output channel")
     keep: tuple[str, ...] = option((), "graph op kinds to keep in float (e.g. add,concat)")
+    keep_nodes: tuple[str, ...] = option((), "node outputs (profile names, e.g. conv1:0) whose ops stay float: "
+                                             "mixed precision for sensitive layers (lamina/quantization/sensitivity.py)")
     backend: BackendName = option("reference", "the backend whose quantized support decides")
 
     def run(self, op: ir.Operation) -> None:
@@ -58,6 +60,10 @@ class GraphQuantize(Pass):
             raise LaminaError(f"graph-quantize: option 'keep' names '{unknown[0]}', which is not a graph op kind")
         profile = read_profile(self.profile)
         names = output_names(op)
+        unknown = sorted(set(self.keep_nodes) - set(names.values()))
+        if unknown:
+            raise LaminaError(f"graph-quantize: option 'keep-nodes' names '{unknown[0]}', which is no node output "
+                              f"of this graph (names as in its profile)")
         float_names = [name for value, name in names.items() if _is_f32(spec_of(value.type))]
         check_matches(profile, graph_hash(op), float_names, self.profile)
         _Quantizer(self, profile, names).run(op)
@@ -79,7 +85,8 @@ class _Quantizer:
     def run(self, module: ir.Operation) -> None:
         converted = [op for op in graph_ops(module) if self._convertible(op)]
         chosen = {_operation(op) for op in converted}
-        plan = [(op, _feeds_only_float_code(op, chosen)) for op in converted]  # decided before ops are replaced
+        # decided before ops are replaced; an i32 accumulator holds int8 products only (int16's overflow it)
+        plan = [(op, self.options.precision == "int8" and _feeds_only_float_code(op, chosen)) for op in converted]
         for op, wide in plan:
             self._convert(op, wide)
         for op in reversed(graph_ops(module)):  # dequantizes nobody reads after all
@@ -90,6 +97,8 @@ class _Quantizer:
         view = GRAPH.view(op)
         kind = view.definition.quantized
         if kind in (None, "carrier") or view.name in self.options.keep or len(op.results) != 1:
+            return False
+        if self.names.get(op.results[0]) in self.options.keep_nodes:
             return False
         specs = [*view.operand_specs(), *view.result_specs()]
         if not all(_is_f32(s) for s in specs) or self.backend.why_not_quantized(view) is not None:
@@ -132,6 +141,10 @@ class _Quantizer:
         bias_params = calibration.bias_params(spec_of(data.type).quant.scales[0], weight_params)
         if bias_params.axis is not None:
             bias_params = QuantParams(bias_params.scales, bias_params.zero_points, 0, bias_params.qmin, bias_params.qmax)
+        units = np.abs(bias) / bias_params.broadcast(np.asarray(bias_params.scales, np.float64), bias.ndim)
+        if bias.size and units.max() > bias_params.qmax:  # int16 data and weights: products in units of 2^-30
+            raise LaminaError(f"{where}: the bias needs {units.max():.3g} units of input scale x weight scale, "
+                              f"beyond the i32 accumulator's {bias_params.qmax} ({self.options.precision})")
         return [data,
                 self._constant(calibration.quantize_constant(weights, weight_params, self.storage), weight_params),
                 self._constant(calibration.quantize_constant(bias, bias_params, np.dtype(np.int32)), bias_params)]

@@ -1,5 +1,7 @@
 // RUN: lamina-opt %s --pass-pipeline='builtin.module(convert-hir-to-lir)' | FileCheck %s
 // RUN: sed 's/hir.outputs = \["y"\]/hir.outputs = ["h", "y"]/' %s | lamina-opt --pass-pipeline='builtin.module(convert-hir-to-lir)' | FileCheck %s --check-prefix=OUTPUT
+// RUN: sed 's/\\22local_depth\\22: 256/\\22local_depth\\22: 48/' %s | lamina-opt --pass-pipeline='builtin.module(convert-hir-to-lir)' | FileCheck %s --check-prefix=THIN
+// RUN: sed 's/\\22local_depth\\22: 256/\\22local_depth\\22: 36/' %s | lamina-opt --pass-pipeline='builtin.module(convert-hir-to-lir)' | FileCheck %s --check-prefix=NOFIT
 
 // Residency: a 1x1 convolution saves h, which only the next layer (a 3x3
 // convolution, padding 1) reads and which is no model output, so h stays in
@@ -32,6 +34,30 @@
 // OUTPUT: "lir.data_move"() {{{.*}}address = 0 : i64, local = 14 : i64, {{.*}}size = 9 : i64, source = "accumulator"
 // OUTPUT-NEXT: "lir.data_move"() {{{.*}}address = 9 : i64, local = 14 : i64, {{.*}}size = 9 : i64, source = "local", stride = 1 : i64, target = "dram0"}
 // OUTPUT-NEXT: "lir.data_move"() {{{.*}}address = 9 : i64, local = 6 : i64, {{.*}}size = 3 : i64, source = "dram0"
+
+// With 48 local vectors, h's 25-vector planes do not fit above the first
+// layer's natural working area (x's 9 planes, a 5-vector weight slot, a
+// 9-vector region and a scratch vector: 24), but do above bands of 2 rows
+// (18): one more band costs a weight tile (4 + 5 + 4 cycles), less than the
+// 50 - 16 its DRAM0 save and load would (less the padding it zeroes). So x
+// comes in two bands and h stays, at local 23.
+
+// THIN: "lir.data_move"() {{{.*}}address = 42 : i64, local = 23 : i64, {{.*}}size = 6 : i64, source = "dram1"
+// THIN: "lir.data_move"() {{{.*}}address = 0 : i64, local = 0 : i64, {{.*}}size = 6 : i64, source = "dram0"
+// THIN: "lir.data_move"() {{{.*}}address = 6 : i64, local = 0 : i64, {{.*}}size = 3 : i64, source = "dram0"
+// THIN-NOT: "dram0"
+// THIN: "lir.matmul"() {accumulate = false, accumulator = 0 : i64, {{.*}}local = 23 : i64, {{.*}}size = 3 : i64
+// THIN-NOT: "dram0"
+// THIN: target = "dram0"
+// THIN-NOT: "dram0"
+// THIN: }
+
+// With 36, not even bands of one row leave room (12 + 25 > 36): h goes
+// through DRAM0.
+
+// NOFIT: "lir.data_move"() {{{.*}}address = 0 : i64, local = 0 : i64, {{.*}}size = 9 : i64, source = "dram0"
+// NOFIT-NEXT: "lir.data_move"() {{{.*}}size = 5 : i64, source = "dram1"
+// NOFIT: "lir.data_move"() {{{.*}}address = 9 : i64, local = 14 : i64, {{.*}}size = 9 : i64, source = "local", stride = 1 : i64, target = "dram0"}
 
 module attributes {hir.architecture = "{\22accumulator_depth\22: 64, \22array_size\22: 4, \22data_type\22: \22FP16BP8\22, \22dram0_depth\22: 1024, \22dram1_depth\22: 1024, \22local_depth\22: 256, \22name\22: \22tiny\22, \22number_of_threads\22: 1, \22simd_registers_depth\22: 1, \22stride0_depth\22: 4, \22stride1_depth\22: 4, \22thread_queue_depth\22: 8}", hir.inputs = ["x"], hir.outputs = ["y"]} {
   func.func @main() {

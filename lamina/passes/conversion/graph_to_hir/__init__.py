@@ -1,7 +1,7 @@
 """convert-graph-to-hir: a graph module to the accelerator's HIR (docs/accelerator.md).
 
 The steps, one module each: `average_pools` (window sums kept in range),
-`split_weights` (layers whose weights exceed DRAM1 split by output channels),
+`space_to_depth` (stride-2 convolutions on few channels packed into lanes), `split_weights` (layers whose weights exceed DRAM1 split by output channels),
 `partition` (accelerator or host, per op),
 `memory_manager` (concat placement, then DRAM0/DRAM1 bases), `layering`
 (layers and host segments in program order), `weights` (filters as array
@@ -36,6 +36,7 @@ from .formats import Formats, calibrate
 from .layering import plan_steps
 from .memory_manager import allocate, plan_concats
 from .partition import classify, partition_report
+from .space_to_depth import rewrite_space_to_depth
 from .split_weights import split_large_layers
 
 # module -> (largest |x| per value, values of the first sample): what calibration measured
@@ -72,6 +73,8 @@ def _convert(module: ir.Operation, architecture: Architecture,
             raise PassError(f"'{op.name}' is not a graph op; convert-graph-to-hir converts graph functions only",
                             op.location)
     if rewrite_average_pools(ops, architecture.data_type, calibrated=measure is not None and calibrated):
+        ops = body_ops(module)
+    if rewrite_space_to_depth(ops, architecture.array_size):
         ops = body_ops(module)
     if split_large_layers(ops, architecture):
         ops = body_ops(module)

@@ -88,35 +88,43 @@ class MatMulProducer:
     def partitions(self, rows: int) -> int:
         return self.stages(rows) * self.co_tiles
 
+    def stage_cycles(self, input_resident: bool) -> int:
+        """About what one more band costs: its weight tiles again (DataMove, LoadWeight, array fill) and,
+        unless the input is resident, the halo rows of its planes again."""
+        n = self.lanes
+        tiles = int((self.tile_addresses >= 0).sum()) * (3 * n + 1)
+        return tiles + (0 if input_resident else self.row_reach * self.plane_width * self.ci_tiles * len(self.phases))
+
     def true_macs(self) -> int:
-        """Multiply-accumulates of real weights on real inputs, as Tensil counts them: per (co_t, ci_t),
-        lane pairs with a non-zero weight at some kernel pixel, or all real lane pairs when most are
+        """Multiply-accumulates of real weights on real inputs, as Tensil counts them: per kernel pixel and
+        (co_t, ci_t), the lane pairs with a non-zero weight there, or all real lane pairs when most are
         non-zero (so weights rounded to zero do not count as missing, while block-diagonal grouped tiles
-        count only their blocks), times the outputs whose input under each present kernel pixel is a
-        real pixel (taps on zero padding excluded, `_real_taps`)."""
+        count only their blocks and a space-to-depth filter only its taps inside the original kernel),
+        times the outputs whose input under that kernel pixel is a real pixel (taps on zero padding
+        excluded, `_real_taps`)."""
         n = self.lanes
         kh, kw = self.op.kernel
         addresses = self.tile_addresses.reshape(self.co_tiles, kh * kw, self.ci_tiles)
-        present = addresses >= 0
         ci, co = self.channels
-        # lanes of (co_t, ci_t, ci lane, co lane) with a non-zero weight at some present kernel pixel
-        nonzero = np.zeros((self.co_tiles, self.ci_tiles, n, n), bool)
-        for pixel in range(kh * kw):
-            co_t, ci_t = np.nonzero(present[:, pixel, :])
-            for chunk in range(0, len(co_t), _TILES_PER_CHUNK):  # bounded memory on large fully-connected layers
-                o, c = co_t[chunk:chunk + _TILES_PER_CHUNK], ci_t[chunk:chunk + _TILES_PER_CHUNK]
-                rows = addresses[o, pixel, c][:, None] - self.consts.base + np.arange(n)
-                nonzero[o, c] |= self.consts.image[rows] != 0
         real_ci = np.minimum(n, ci - np.arange(self.ci_tiles) * n)
         real_co = np.minimum(n, co - np.arange(self.co_tiles) * n)
         lane = np.arange(n)
         real_lanes = (lane[None, None, :, None] < real_ci[None, :, None, None]) \
             & (lane[None, None, None, :] < real_co[:, None, None, None])
-        counted = (nonzero & real_lanes).sum(axis=(2, 3))
         real = real_co[:, None] * real_ci[None, :]
-        per_pixel = np.where(2 * counted > real, real, counted)
-        taps = np.einsum("okc,k->oc", present.astype(np.int64), self._real_taps().reshape(kh * kw))
-        return int((per_pixel * taps).sum()) * self.images
+        taps = self._real_taps().reshape(kh * kw)
+        total = 0
+        for pixel in range(kh * kw):
+            # lanes of (co_t, ci_t, ci lane, co lane) with a non-zero weight at this kernel pixel
+            nonzero = np.zeros((self.co_tiles, self.ci_tiles, n, n), bool)
+            co_t, ci_t = np.nonzero(addresses[:, pixel, :] >= 0)
+            for chunk in range(0, len(co_t), _TILES_PER_CHUNK):  # bounded memory on large fully-connected layers
+                o, c = co_t[chunk:chunk + _TILES_PER_CHUNK], ci_t[chunk:chunk + _TILES_PER_CHUNK]
+                rows = addresses[o, pixel, c][:, None] - self.consts.base + np.arange(n)
+                nonzero[o, c] = self.consts.image[rows] != 0
+            counted = (nonzero & real_lanes).sum(axis=(2, 3))
+            total += int(np.where(2 * counted > real, real, counted).sum()) * int(taps[pixel])
+        return total * self.images
 
     def _real_taps(self) -> np.ndarray:
         """[kh, kw]: how many outputs of one image read a real (not zero-padding) input pixel through

