@@ -24,14 +24,16 @@ import tempfile
 import time
 from pathlib import Path
 
-import onnx
-from onnx import TensorProto, helper
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # as lamina-compile sets it, before NumPy loads
 
-from lamina.dialects.context import make_context
-from lamina.driver.compiler import compile_model
-from lamina.frontend.onnx_importer import import_model
-from lamina.passes.pass_manager import run_pipeline
-from lamina.pipelines.graph_to_buffers import GraphToBuffers
+import onnx  # noqa: E402
+from onnx import TensorProto, helper  # noqa: E402
+
+from lamina.dialects.context import make_context  # noqa: E402
+from lamina.driver.compiler import compile_model  # noqa: E402
+from lamina.frontend.onnx_importer import import_model  # noqa: E402
+from lamina.passes.pass_manager import run_pipeline  # noqa: E402
+from lamina.pipelines.graph_to_buffers import GraphToBuffers  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from import_and_interpret import report_header  # noqa: E402

@@ -28,8 +28,10 @@ much as a fair numeric comparison (FP16BP8 saturates at +-128):
   seed)`, as a trained net's running statistics match its data: each BN
   outputs about scale * N(0, 1) + bias, so residual sums grow linearly, not
   geometrically (ResNet-50's logits reach 1e5 without this). The statistics
-  come from one run of a copy in which every BN normalizes with its input's
-  own statistics (InstanceNormalization, equal to that for batch 1).
+  come from one onnxruntime run of a probe in which every BN normalizes with
+  its input's own statistics (InstanceNormalization, equal to that for batch
+  1): the model itself, changed in place and restored, with the drawn
+  weights passed beside it rather than serialized with it.
 
 On U[0, 1) inputs the largest |activation| of any node of the nine light
 models is then at most 78 (`activation_peak`; docs/accelerator.md, Results):

@@ -11,8 +11,8 @@ time*):
   machine code for instruction selection and loop strength reduction.
   `graph-to-cpu` now leaves it only small constant loop nests
   (`cpu-unroll-small-loops-only`), for both code generators.
-- The weights: the code generator emits a `[512 x float]` row of a nested
-  array constant one float at a time (25 M calls for ResNet-50, ~3 s).
+- The weights: the code generator emits a float array constant one element
+  at a time (25 M for ResNet-50; up to ~3 s measured).
   Every constant global of at least `DATA_MIN_BYTES` goes instead into a
   binary file that an assembler stub `.incbin`s (`llvm-mc`), and the code
   refers to it as an external hidden symbol.
@@ -110,19 +110,30 @@ def build_library(module: ir.Module, workdir: Path, opt_level: int, workers: int
         parts = [workdir / f"part{index}" for index in range(count)]
     target = [f"-mtriple={found.triple}", "-mcpu=native"]
     running, objects = ([(data[0], "llvm-mc")], [data[1]]) if data else ([], [])
-    for part in parts:
-        obj = part.with_suffix(".o")
-        optimize = subprocess.Popen([found.opt, f"-O{opt_level}", *target, str(part)],
-                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        generate = subprocess.Popen([found.llc, f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic", *target,
-                                     "-o", str(obj)], stdin=optimize.stdout, stderr=subprocess.PIPE)
-        optimize.stdout.close()  # llc owns the pipe now
-        running += [(optimize, "opt"), (generate, "llc")]
-        objects.append(obj)
-    for process, name in running:
-        _wait(process, name)
+    try:
+        for part in parts:
+            obj = part.with_suffix(".o")
+            optimize = subprocess.Popen([found.opt, f"-O{opt_level}", *target, str(part)],
+                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            running.append((optimize, "opt"))
+            generate = subprocess.Popen([found.llc, f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic",
+                                         *target, "-o", str(obj)], stdin=optimize.stdout, stderr=subprocess.PIPE)
+            optimize.stdout.close()  # llc owns the pipe now
+            running.append((generate, "llc"))
+            objects.append(obj)
+        for process, name in running:
+            _wait(process, name)
+    finally:  # after a failure, the other parts' processes are not left running
+        for process, _ in running:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
     library = workdir / "model.so"
-    cpu_object_cache.link(objects, library)
+    try:
+        cpu_object_cache.link(objects, library)
+    except subprocess.CalledProcessError as error:
+        raise LaminaError(f"the CPU code generator's linker failed (exit {error.returncode}): "
+                          f"{_first_line(error.stderr)}") from None
     return library
 
 
@@ -170,13 +181,14 @@ def _assemble_data(constants: list[tuple[str, bytes]], workdir: Path, found: Too
             padding = -offset % DATA_ALIGNMENT
             stream.write(b"\0" * padding + data)
             offset += padding
-            lines += [f"\t.globl\t{name}", f"\t.hidden\t{name}", f"\t.p2align\t{DATA_ALIGNMENT.bit_length() - 1}",
-                      f"\t.type\t{name},@object", f"\t.size\t{name}, {len(data)}", f"{name}:",
-                      f'\t.incbin\t"{blob}", {offset}, {len(data)}']
+            symbol = f'"{name}"'  # quoted: a global's name may hold any character but the quote
+            lines += [f"\t.globl\t{symbol}", f"\t.hidden\t{symbol}", f"\t.p2align\t{DATA_ALIGNMENT.bit_length() - 1}",
+                      f"\t.type\t{symbol},@object", f"\t.size\t{symbol}, {len(data)}", f"{symbol}:",
+                      f'\t.incbin\t"{blob.name}", {offset}, {len(data)}']
             offset += len(data)
     source.write_text("\n".join(lines) + "\n")
     command = [found.assembler, "-filetype=obj", f"-triple={found.triple}", str(source), "-o", str(obj)]
-    return subprocess.Popen(command, stderr=subprocess.PIPE), obj
+    return subprocess.Popen(command, stderr=subprocess.PIPE, cwd=workdir), obj  # .incbin reads data.bin there
 
 
 def _run(command: list[str], name: str) -> None:
@@ -186,16 +198,19 @@ def _run(command: list[str], name: str) -> None:
 def _wait(process: subprocess.Popen, name: str) -> None:
     _, error = process.communicate()
     if process.returncode != 0:
-        first = (error or b"").decode(errors="replace").strip().splitlines()
-        raise LaminaError(f"the CPU code generator's {name} failed (exit {process.returncode}): "
-                          f"{first[0] if first else 'no message'}")
+        raise LaminaError(f"the CPU code generator's {name} failed (exit {process.returncode}): {_first_line(error)}")
+
+
+def _first_line(error: bytes | None) -> str:
+    lines = (error or b"").decode(errors="replace").strip().splitlines()
+    return lines[0] if lines else "no message"
 
 
 def scratch(root: Path | None) -> Path:
     """A fresh working directory (in the cache directory when there is one, so the library is renamed, not copied)."""
     if root is not None:
         root.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="lamina-cpu-", dir=root))
+    return Path(tempfile.mkdtemp(prefix="lamina-cpu-", dir=root)).resolve()
 
 
 def remove(workdir: Path) -> None:

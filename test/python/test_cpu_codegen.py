@@ -39,16 +39,17 @@ def split(monkeypatch, tmp_path):
 
 
 def _model():
-    """A blocked 3x3 convolution + ReLU and a 1x1 one + residual add + ReLU (position blocks, epilogues)."""
-    x, r = randn(1, 16, 20, 20), randn(1, 32, 20, 20)
-    w3, w1, b = randn(32, 16, 3, 3), randn(32, 16, 1, 1), randn(32)
-    nodes = [helper.make_node("Conv", ["x", "w3", "b"], ["c3"], name="conv3", pads=[1, 1, 1, 1]),
-             helper.make_node("Relu", ["c3"], ["y"], name="relu3"),
-             helper.make_node("Conv", ["x", "w1", "b"], ["c1"], name="conv1"),
-             helper.make_node("Add", ["c1", "r"], ["s"], name="add"),
-             helper.make_node("Relu", ["s"], ["z"], name="relu1")]
+    """A blocked 3x3 convolution + ReLU, a 3x3 max pool (window loops LLVM unrolls), then a 1x1 convolution
+    + residual add."""
+    x, r = randn(1, 16, 20, 20), randn(1, 24, 9, 9)
     feeds = {"x": x, "r": r}
-    onnx_model = make_model(nodes, feeds, ["y", "z"], {"w3": w3, "w1": w1, "b": b})
+    weights = {"w3": randn(32, 16, 3, 3), "w1": randn(24, 32, 1, 1), "b": randn(32)}
+    nodes = [helper.make_node("Conv", ["x", "w3", "b"], ["c"], name="conv3", pads=[1, 1, 1, 1]),
+             helper.make_node("Relu", ["c"], ["a"], name="relu"),
+             helper.make_node("MaxPool", ["a"], ["p"], name="pool", kernel_shape=[3, 3], strides=[2, 2]),
+             helper.make_node("Conv", ["p", "w1"], ["d"], name="conv1"),
+             helper.make_node("Add", ["d", "r"], ["y"], name="add")]
+    onnx_model = make_model(nodes, feeds, ["y"], weights)
     module, context = imported(onnx_model)
     return onnx_model, module, context, feeds
 
@@ -72,10 +73,10 @@ def _lowered():
 
 
 def test_large_constants_become_external_and_small_ones_stay(split, monkeypatch):
-    monkeypatch.setattr(cpu_codegen, "DATA_MIN_BYTES", 32 * 16 * 4)  # the 3x3 and 1x1 filters, not the bias
+    monkeypatch.setattr(cpu_codegen, "DATA_MIN_BYTES", 24 * 32 * 4)  # the 3x3 and 1x1 filters, not the bias
     lowered = _lowered()
     constants = dict(cpu_codegen._extract_constants(lowered))
-    assert sorted(len(data) for data in constants.values()) == [32 * 16 * 4, 32 * 16 * 9 * 4]
+    assert sorted(len(data) for data in constants.values()) == [24 * 32 * 4, 32 * 16 * 9 * 4]
     text = str(lowered)
     for name in constants:
         assert f"llvm.mlir.global external hidden constant @{name}() {{addr_space = 0 : i32, alignment = 64" in text
@@ -87,6 +88,14 @@ def test_a_failing_tool_is_one_line_naming_it(split, monkeypatch):
     monkeypatch.setattr(cpu_codegen, "tools", lambda: broken)
     _onnx_model, module, _context, _feeds = _model()
     with pytest.raises(LaminaError, match=r"^the CPU code generator's opt failed \(exit 1\)") as error:
+        cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(1))
+    assert "\n" not in str(error.value)
+
+
+def test_a_failing_link_is_one_line(split, monkeypatch):
+    monkeypatch.setattr(cpu_object_cache, "linker", lambda: ["/bin/false"])
+    _onnx_model, module, _context, _feeds = _model()
+    with pytest.raises(LaminaError, match=r"^the CPU code generator's linker failed \(exit 1\)") as error:
         cpu_executor.compile_model(module, cpu_executor.cpu_pipeline(1))
     assert "\n" not in str(error.value)
 

@@ -5,154 +5,23 @@ architecture."""
 from __future__ import annotations
 
 import itertools
-import json
 
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from lamina.target.tcu.architecture import Architecture, load_architecture
-from lamina.target.tcu.data_layout import channel_tiles, from_vectors, to_vectors, vector_count
-from lamina.target.tcu.fixed_point import FP16BP8, FP32BP16
+from lamina.target.tcu.architecture import Architecture
+from lamina.target.tcu.data_layout import channel_tiles
+from lamina.target.tcu.fixed_point import FP16BP8
 from lamina.target.tcu.latency import instruction_cycles
 from lamina.target.tcu.program import DataMoveKind, LoadWeightFlag, Opcode
-from lamina.dialects.context import make_context, parse_module
 from lamina.dialects.diagnostics import LaminaError
 from lamina.dialects.hir import window_output_shape
 from lamina.passes.conversion.hir_to_lir import schedule
-from lamina.passes.conversion.hir_to_lir.matmul import MatMulProducer
-from lamina.passes.conversion.hir_to_lir.rolling import runs
 from lamina.runtime.hir_interpreter import run_hir
-from lamina.runtime.tcu_machine import DRAM0, DRAM1, Machine
 
-# A 4-lane array with small accumulators, so that layers need several stages.
-TINY = Architecture(name="tiny", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
-                    local_depth=2048, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
-                    stride1_depth=8)
-ARTY = load_architecture("arty-a7")
-WIDE = Architecture(name="wide", data_type=FP32BP16, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
-                    local_depth=4096, accumulator_depth=256, simd_registers_depth=1, stride0_depth=2,
-                    stride1_depth=2)
-
-
-def _type(shape, width: int = 16) -> str:
-    return f"memref<{'x'.join(map(str, shape))}xi{width}>"
-
-
-def _ints(values) -> str:
-    return f"array<i64: {', '.join(str(int(v)) for v in values)}>"
-
-
-class HirBuilder:
-    """Writes a HIR model as text: Vars placed one after another, consts likewise."""
-
-    def __init__(self, arch: Architecture):
-        self.arch = arch
-        self.width = arch.data_type.width
-        self.lines: list[str] = []
-        self.dram0 = 0
-        self.dram1 = 0
-        self.shapes: dict[str, tuple[int, ...]] = {}
-        self.places: dict[str, int] = {}
-        self.count = 0
-
-    def _name(self) -> str:
-        self.count += 1
-        return f"%v{self.count}"
-
-    def point(self, binary_point: int | None) -> int:
-        return self.arch.data_type.binary_point if binary_point is None else binary_point
-
-    def vars(self, name: str, shape, binary_point: int | None = None) -> str:
-        value = self._name()
-        self.lines.append(f'{value} = "hir.vars"() {{binary_point = {self.point(binary_point)} : i64, name = "{name}", '
-                          f'base = {self.dram0} : i64}} : () -> {_type(shape, self.width)}')
-        self.shapes[value], self.places[name] = tuple(shape), self.dram0
-        self.dram0 += vector_count(tuple(shape), self.arch.array_size)
-        return value
-
-    def consts(self, image: np.ndarray, binary_point: int | None = None) -> str:
-        value = self._name()
-        rows = ", ".join("[" + ", ".join(str(int(x)) for x in row) + "]" for row in image)
-        shape = image.shape
-        self.lines.append(f'{value} = "hir.consts"() {{binary_point = {self.point(binary_point)} : i64, '
-                          f'base = {self.dram1} : i64, page = 0 : i64, value = dense<[{rows}]> : '
-                          f"tensor<{shape[0]}x{shape[1]}xi{self.width}>}} : () -> {_type(shape, self.width)}")
-        self.shapes[value] = shape
-        self.dram1 += shape[0]
-        return value
-
-    def temp(self, layer: int, shape, binary_point: int | None = None) -> str:
-        value = self._name()
-        self.lines.append(f'{value} = "hir.temp"() {{binary_point = {self.point(binary_point)} : i64, '
-                          f'layer = {layer} : i64}} : () -> {_type(shape, self.width)}')
-        self.shapes[value] = tuple(shape)
-        return value
-
-    def op(self, name: str, operands: list[str], layer: int, **attrs) -> None:
-        fields = ", ".join([f"layer = {layer} : i64", *(f"{k} = {v}" for k, v in attrs.items())])
-        types = ", ".join(_type(self.shapes[v], self.width) for v in operands)
-        self.lines.append(f'"hir.{name}"({", ".join(operands)}) {{{fields}}} : ({types}) -> ()')
-
-    def module(self, inputs: list[str], outputs: list[str]):
-        arch = json.dumps({"name": self.arch.name, **self.arch.to_json()}).replace('"', '\\"')
-        names = lambda items: "[" + ", ".join(f'"{n}"' for n in items) + "]"  # noqa: E731
-        text = (f'module attributes {{hir.architecture = "{arch}", hir.inputs = {names(inputs)}, '
-                f"hir.outputs = {names(outputs)}}} {{\n  func.func @main() {{\n    "
-                + "\n    ".join(self.lines) + "\n    return\n  }\n}\n")
-        return parse_module(text, make_context(), "test.mlir")
-
-
-def weight_tiles(filters: np.ndarray, bias: np.ndarray, lanes: int) -> tuple[np.ndarray, list[int]]:
-    """The weights object and tile_slots of a (co, ci, kh, kw) filter (all-zero tiles skipped).
-
-    Per co_t: its bias vector, then its present tiles of N vectors (rows of input lanes).
-    """
-    co, ci, kh, kw = filters.shape
-    vectors, slots, count = [], [], 0
-    for co_t in range(channel_tiles(co, lanes)):
-        lane_bias = np.asarray(bias[co_t * lanes:(co_t + 1) * lanes], np.int64)
-        vectors.append(np.pad(lane_bias, (0, lanes - len(lane_bias)))[None])
-        first = True
-        for y, x, ci_t in itertools.product(range(kh), range(kw), range(channel_tiles(ci, lanes))):
-            block = filters[co_t * lanes:(co_t + 1) * lanes, ci_t * lanes:(ci_t + 1) * lanes, y, x]
-            last_chance = (y, x, ci_t) == (kh - 1, kw - 1, channel_tiles(ci, lanes) - 1)
-            if not block.any() and not (first and last_chance):
-                slots.append(-1)
-                continue
-            tile = np.zeros((lanes, lanes), np.int64)
-            tile[:block.shape[1], :block.shape[0]] = block.T
-            first = False
-            slots.append(count)
-            count += 1
-            vectors.append(tile)
-    return np.concatenate(vectors), slots
-
-
-def run_scheduled(module, feeds: dict[str, np.ndarray], outputs: dict[str, tuple]):
-    """Schedule `module`, run it on the machine; outputs as storage integers."""
-    result = schedule(module)
-    arch = result.arch
-    places = {}
-    for op in module.regions[0].blocks[0].operations[0].regions[0].blocks[0].operations:
-        if op.operation.name == "hir.vars":
-            places[op.attributes["name"].value] = op.attributes["base"].value
-    dram0 = max(places.values()) + sum(vector_count(shape, arch.array_size) for shape in outputs.values()) + 4096
-    machine = Machine(arch, dram0, len(result.consts[0].image))
-    for name, value in feeds.items():
-        vectors = to_vectors(value, arch.array_size)
-        machine.memories[DRAM0][places[name]:places[name] + len(vectors)] = vectors
-    machine.memories[DRAM1][:] = result.consts[0].image
-    for step in result.plan:
-        assert step["kind"] == "accelerator"
-        machine.run(result.program, step["first"], step["count"])
-    got = {}
-    for name, shape in outputs.items():
-        base = places[name]
-        got[name] = from_vectors(machine.memories[DRAM0][base:base + vector_count(shape, arch.array_size)],
-                                 shape, arch.array_size)
-    return got, result
+from hir_programs import ARTY, TINY, WIDE, HirBuilder, int_array, memref_type, run_scheduled, weight_tiles
 
 
 def numpy_conv(x, filters, bias, strides, pads, dilations, lanes, data_type=FP16BP8):
@@ -234,8 +103,8 @@ def build_conv(case):
     image, slots = weight_tiles(filters, bias, lanes)
     weights = hir.consts(image)
     t = hir.temp(0, out_shape)
-    hir.op("matmul", [t, x_value, weights], 0, kernel=_ints(case["kernel"]), strides=_ints(case["strides"]),
-           pads=_ints(case["pads"]), dilations=_ints(case["dilations"]), tile_slots=_ints(slots))
+    hir.op("matmul", [t, x_value, weights], 0, kernel=int_array(case["kernel"]), strides=int_array(case["strides"]),
+           pads=int_array(case["pads"]), dilations=int_array(case["dilations"]), tile_slots=int_array(slots))
     for step in case["epilogue"]:
         if step == "relu":
             hir.op("relu", [t, t], 0)
@@ -396,8 +265,8 @@ def test_fully_connected_over_a_matrix(batch, features, outputs):
     xv, yv = hir.vars("x", x.shape), hir.vars("y", (batch, outputs))
     image, slots = weight_tiles(filters, bias, lanes)
     t = hir.temp(0, (batch, outputs))
-    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=_ints((1, 1)), strides=_ints((1, 1)),
-           pads=_ints((0, 0, 0, 0)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
+    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=int_array((1, 1)), strides=int_array((1, 1)),
+           pads=int_array((0, 0, 0, 0)), dilations=int_array((1, 1)), tile_slots=int_array(slots))
     hir.op("save", [yv, t], 0)
     module = hir.module(["x"], ["y"])
     got, result = run_scheduled(module, {"x": x}, {"y": (batch, outputs)})
@@ -417,8 +286,8 @@ def test_flatten_then_fully_connected():
     xv, yv = hir.vars("x", x.shape), hir.vars("y", (2, 5))
     image, slots = weight_tiles(filters, bias, lanes)
     t = hir.temp(0, (2, 5))
-    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=_ints((2, 3)), strides=_ints((1, 1)),
-           pads=_ints((0, 0, 0, 0)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
+    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=int_array((2, 3)), strides=int_array((1, 1)),
+           pads=int_array((0, 0, 0, 0)), dilations=int_array((1, 1)), tile_slots=int_array(slots))
     hir.op("save", [yv, t], 0)
     module = hir.module(["x"], ["y"])
     got, _ = run_scheduled(module, {"x": x}, {"y": (2, 5)})
@@ -476,8 +345,8 @@ def test_pool_layers_equal_the_hir_executor_and_numpy(case):
     xv, yv = hir.vars("x", x.shape), hir.vars("y", out_shape)
     loaded, pooled = hir.temp(0, x.shape), hir.temp(0, out_shape)
     hir.op("load", [loaded, xv], 0)
-    hir.op("pool", [pooled, loaded], 0, kind=f'"{case["kind"]}"', kernel=_ints(case["kernel"]),
-           strides=_ints(case["strides"]), pads=_ints(case["pads"]),
+    hir.op("pool", [pooled, loaded], 0, kind=f'"{case["kind"]}"', kernel=int_array(case["kernel"]),
+           strides=int_array(case["strides"]), pads=int_array(case["pads"]),
            count_include_pad="true" if case["count_include_pad"] else "false")
     hir.op("save", [yv, pooled], 0)
     module = hir.module(["x"], ["y"])
@@ -521,107 +390,6 @@ def test_a_layer_whose_single_row_does_not_fit_names_layer_memory_and_excess():
         schedule(module)
 
 
-def _dram0_vectors(program: np.ndarray, kind: DataMoveKind) -> set[int]:
-    """The DRAM0 vectors the program's DataMoves of `kind` touch."""
-    moves = program[(program["opcode"] == Opcode.DATA_MOVE) & (program["flags"] == kind)]
-    return {int(m["op1"]) + (k << int(m["op1_stride"])) for m in moves for k in range(int(m["op2"]) + 1)}
-
-
-def test_resnet_style_blocks_stay_within_the_architecture_and_agree():
-    """conv-relu, conv + residual-relu, a strided 1x1 projection: three layers whose intermediate values a
-    and b stay in local memory (residency.py): DRAM0 sees x read and c written, nothing else."""
-    rng = np.random.default_rng(5)
-    lanes = ARTY.array_size
-    x = rng.integers(-512, 512, (1, 12, 10, 10))
-    hir = HirBuilder(ARTY)
-    xv = hir.vars("x", x.shape)
-    shapes = [(1, 12, 10, 10), (1, 12, 10, 10), (1, 20, 5, 5)]
-    a, b, c = (hir.vars(name, shape) for name, shape in zip("abc", shapes))
-    layers = [(xv, a, (3, 3), (1, 1), (1, 1, 1, 1), None), (a, b, (3, 3), (1, 1), (1, 1, 1, 1), xv),
-              (b, c, (1, 1), (2, 2), (0, 0, 0, 0), None)]
-    for index, (source, target, kernel, strides, pads, residual) in enumerate(layers):
-        co, ci = hir.shapes[target][1], hir.shapes[source][1]
-        image, slots = weight_tiles(rng.integers(-48, 48, (co, ci, *kernel)), rng.integers(-256, 256, co), lanes)
-        t = hir.temp(index, hir.shapes[target])
-        hir.op("matmul", [t, source, hir.consts(image)], index, kernel=_ints(kernel), strides=_ints(strides),
-               pads=_ints(pads), dilations=_ints((1, 1)), tile_slots=_ints(slots))
-        if residual is not None:
-            hir.op("add", [t, t, residual], index)
-        hir.op("relu", [t, t], index)
-        hir.op("save", [target, t], index)
-    module = hir.module(["x"], ["c"])
-    got, result = run_scheduled(module, {"x": x}, {"c": shapes[2]})
-    expected = run_hir(module, {"x": FP16BP8.to_float(x)})["c"]
-    np.testing.assert_array_equal(FP16BP8.to_float(got["c"]), expected)
-    assert [layer.index for layer in result.layers] == [0, 1, 2]
-    for layer in result.layers:
-        assert 0 < layer.local_vectors <= ARTY.local_depth
-        assert 0 < layer.accumulator_vectors <= ARTY.accumulator_depth
-        assert layer.true_macs > 0 and 0 < layer.mac_efficiency < 1
-    assert result.layers[2].true_macs == 20 * 12 * 5 * 5
-    places = {}
-    for op in module.regions[0].blocks[0].operations[0].regions[0].blocks[0].operations:
-        if op.operation.name == "hir.vars":
-            places[op.attributes["name"].value] = op.attributes["base"].value
-    vectors = {name: set(range(places[name], places[name] + vector_count(shape, lanes)))
-               for name, shape in (("x", x.shape), ("c", shapes[2]))}
-    assert _dram0_vectors(result.program, DataMoveKind.DRAM0_TO_LOCAL) == vectors["x"]
-    assert _dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0) == vectors["c"]
-    # 3x3, pad 1 on 10 x 10: per dimension the three kernel rows see 9, 10 and 9 real input rows, so
-    # taps on zero padding are not counted (Tensil's definition): 28 x 28, not 9 x 10 x 10.
-    assert result.layers[0].true_macs == 12 * 12 * 28 * 28
-
-
-def _cramped(local_depth: int) -> Architecture:
-    return Architecture(name="cramped", data_type=FP16BP8, array_size=4, dram0_depth=1 << 16, dram1_depth=1 << 16,
-                        local_depth=local_depth, accumulator_depth=64, simd_registers_depth=1, stride0_depth=8,
-                        stride1_depth=8)
-
-
-def _two_readers(arch: Architecture, second_kernel: tuple[int, int], batch: int):
-    """x -> a (1x1 conv), then a read by a 3x3 pad-1 conv (-> b) and by a conv of `second_kernel` (-> c)."""
-    rng = np.random.default_rng(11)
-    shape = (batch, 4, 6, 6)
-    x = rng.integers(-512, 512, shape)
-    hir = HirBuilder(arch)
-    xv, av, bv, cv = (hir.vars(name, shape) for name in "xabc")
-    for index, (source, target, kernel) in enumerate([(xv, av, (1, 1)), (av, bv, (3, 3)), (av, cv, second_kernel)]):
-        image, slots = weight_tiles(rng.integers(-48, 48, (4, 4, *kernel)), rng.integers(-256, 256, 4),
-                                    arch.array_size)
-        pad = kernel[0] // 2
-        t = hir.temp(index, shape)
-        hir.op("matmul", [t, source, hir.consts(image)], index, kernel=_ints(kernel), strides=_ints((1, 1)),
-               pads=_ints((pad, pad, pad, pad)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
-        hir.op("save", [target, t], index)
-    module = hir.module(["x"], ["b", "c"])
-    got, result = run_scheduled(module, {"x": x}, {"b": shape, "c": shape})
-    expected = run_hir(module, {"x": FP16BP8.to_float(x)})
-    for name in "bc":
-        np.testing.assert_array_equal(FP16BP8.to_float(got[name]), expected[name])
-    return len(_dram0_vectors(result.program, DataMoveKind.LOCAL_TO_DRAM0))
-
-
-@pytest.mark.parametrize("arch, second_kernel, batch, a_in_dram0", [
-    (TINY, (3, 3), 1, False),  # both readers address the same padded planes: a stays in local memory
-    (TINY, (3, 3), 2, False),  # two images: a plane group per image
-    (TINY, (1, 1), 1, True),   # the readers want different planes: a goes through DRAM0
-    # a's 64-vector planes do not fit above the natural working area, but do above thinner bands
-    (_cramped(112), (3, 3), 1, False),
-    (_cramped(80), (3, 3), 1, True),  # nor above bands of one row (64 + 18 vectors)
-])
-def test_a_value_stays_in_local_memory_only_when_every_reader_can_use_one_layout_that_fits(
-        arch, second_kernel, batch, a_in_dram0):
-    per_value = 36 * batch  # vectors of one 4-channel 6 x 6 value
-    assert _two_readers(arch, second_kernel, batch) == 2 * per_value + (per_value if a_in_dram0 else 0)
-
-
-def test_thinner_bands_are_taken_only_when_they_cost_less_than_the_dram0_round_trip(monkeypatch):
-    """In the cramped architecture a stays in local memory because one more band costs 4 weight tiles and
-    2 halo rows; were a band to cost 1,000 cycles, its DRAM0 save and two reads (108 vectors) would win."""
-    monkeypatch.setattr(MatMulProducer, "stage_cycles", lambda self, input_resident: 1000)
-    assert _two_readers(_cramped(112), (3, 3), 1) == 3 * 36
-
-
 def test_host_segments_split_the_plan():
     hir = HirBuilder(ARTY)
     xv, yv = hir.vars("x", (1, 8, 2, 2)), hir.vars("y", (1, 8, 2, 2))
@@ -651,7 +419,7 @@ def test_concat_views_are_written_and_read_at_their_channel_offsets():
     for offset in (0, 8):
         views.append(hir._name())
         hir.lines.append(f'{views[-1]} = "hir.view"({cat}) {{channel_offset = {offset} : i64}} : '
-                         f"({_type((1, 16, 3, 4))}) -> {_type((1, 8, 3, 4))}")
+                         f"({memref_type((1, 16, 3, 4))}) -> {memref_type((1, 8, 3, 4))}")
         hir.shapes[views[-1]] = (1, 8, 3, 4)
     for layer, (source, view) in enumerate(zip((av, bv), views)):
         t = hir.temp(layer, (1, 8, 3, 4))
@@ -661,8 +429,8 @@ def test_concat_views_are_written_and_read_at_their_channel_offsets():
     filters, bias = rng.integers(-64, 64, (5, 8, 1, 1)), rng.integers(-256, 256, 5)
     image, slots = weight_tiles(filters, bias, lanes)
     t = hir.temp(2, (1, 5, 3, 4))
-    hir.op("matmul", [t, views[1], hir.consts(image)], 2, kernel=_ints((1, 1)), strides=_ints((1, 1)),
-           pads=_ints((0, 0, 0, 0)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
+    hir.op("matmul", [t, views[1], hir.consts(image)], 2, kernel=int_array((1, 1)), strides=int_array((1, 1)),
+           pads=int_array((0, 0, 0, 0)), dilations=int_array((1, 1)), tile_slots=int_array(slots))
     hir.op("save", [y, t], 2)
     module = hir.module(["a", "b"], ["cat", "y"])
     got, _ = run_scheduled(module, {"a": a, "b": b}, {"cat": (1, 16, 3, 4), "y": (1, 5, 3, 4)})
@@ -671,61 +439,14 @@ def test_concat_views_are_written_and_read_at_their_channel_offsets():
     np.testing.assert_array_equal(got["y"], reference)
 
 
-def _cut(local, other, max_size, limits):
-    """runs() as tuples (first start, first stride, second start, second stride, size), strides in vectors."""
-    cut = runs(np.asarray(local), np.asarray(other), max_size=max_size, stride_limits=limits)
-    return [(f, 1 << a, s, 1 << b, size) for f, a, s, b, size in zip(*(column.tolist() for column in cut))]
-
-
-def test_transfers_roll_into_runs_of_constant_power_of_two_strides():
-    local = np.array([0, 1, 2, 3, 10, 11, 12, 20, 22, 24, 25])
-    other = np.array([5, 6, 7, 8, 9, 10, 11, 40, 44, 48, 49])
-    assert _cut(local, other, 3, (8, 8)) == [
-        (0, 1, 5, 1, 3), (3, 1, 8, 1, 1), (10, 1, 9, 1, 3), (20, 2, 40, 4, 3), (25, 1, 49, 1, 1)]
-    # a step of 4 on the second side is beyond two stride fields (strides 1 and 2 only)
-    assert _cut(np.arange(3), np.arange(3) * 4, 8, (2, 2)) == [(0, 1, 0, 1, 1), (1, 1, 4, 1, 1), (2, 1, 8, 1, 1)]
-
-
-def _greedy_walk(local: list[int], other: list[int], max_size: int, limits: tuple[int, int]) -> list[tuple]:
-    """The definition `runs` computes without a walk: from each start, extend while both steps stay the same
-    power of two in range, up to max_size vectors; a vector that cannot start a run is a run of one."""
-    def stride(step: int, limit: int) -> int | None:
-        return step if step >= 1 and step & (step - 1) == 0 and step.bit_length() <= limit else None
-
-    cut, start = [], 0
-    while start < len(local):
-        end = start  # last vector of the run
-        steps = None
-        while end + 1 < len(local) and end + 1 - start < max_size:
-            here = (stride(local[end + 1] - local[end], limits[0]), stride(other[end + 1] - other[end], limits[1]))
-            if None in here or (steps is not None and here != steps):
-                break
-            steps, end = here, end + 1
-        first_stride, second_stride = steps or (1, 1)
-        cut.append((local[start], first_stride, other[start], second_stride, end + 1 - start))
-        start = end + 1
-    return cut
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.tuples(st.sampled_from([1, 1, 1, 2, 3, 4, 0, -2, 8]), st.sampled_from([1, 1, 2, 4, 5, -1, 16])),
-                max_size=40),
-       st.integers(2, 9), st.integers(1, 4), st.integers(1, 4))
-def test_runs_equal_the_greedy_walk(steps, max_size, limit0, limit1):
-    local = np.concatenate([[3], 3 + np.cumsum([a for a, _ in steps], dtype=np.int64)])
-    other = np.concatenate([[7], 7 + np.cumsum([b for _, b in steps], dtype=np.int64)])
-    assert _cut(local, other, max_size, (limit0, limit1)) == _greedy_walk(
-        local.tolist(), other.tolist(), max_size, (limit0, limit1))
-
-
 def test_a_pool_after_a_matmul_in_one_layer_is_refused():
     hir = HirBuilder(ARTY)
     xv, yv = hir.vars("x", (1, 8, 4, 4)), hir.vars("y", (1, 8, 2, 2))
     image, slots = weight_tiles(np.ones((8, 8, 1, 1), np.int64), np.zeros(8, np.int64), ARTY.array_size)
     t, u = hir.temp(0, (1, 8, 4, 4)), hir.temp(0, (1, 8, 2, 2))
-    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=_ints((1, 1)), strides=_ints((1, 1)),
-           pads=_ints((0, 0, 0, 0)), dilations=_ints((1, 1)), tile_slots=_ints(slots))
-    hir.op("pool", [u, t], 0, kind='"max"', kernel=_ints((2, 2)), strides=_ints((2, 2)), pads=_ints((0, 0, 0, 0)),
+    hir.op("matmul", [t, xv, hir.consts(image)], 0, kernel=int_array((1, 1)), strides=int_array((1, 1)),
+           pads=int_array((0, 0, 0, 0)), dilations=int_array((1, 1)), tile_slots=int_array(slots))
+    hir.op("pool", [u, t], 0, kind='"max"', kernel=int_array((2, 2)), strides=int_array((2, 2)), pads=int_array((0, 0, 0, 0)),
            count_include_pad="false")
     hir.op("save", [yv, u], 0)
     with pytest.raises(LaminaError, match=r"test.mlir:\d+:\d+: layer 0 has a Pool after its start; only accumulator "
