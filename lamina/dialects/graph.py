@@ -18,8 +18,8 @@ import math
 
 import numpy as np
 
-from .irdl import (BOOL, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, FORWARDING, I64, I64S, IN_PLACE, INTERFACE,
-                   LAYER, SCALAR, STORAGE, STR, DialectDef, ShapeError)
+from .irdl import (BOOL, BOUNDED, COMMUTATIVE, CONSTANT, ELEMENTS, ELEMENTWISE, F32, FORWARDING, I64, I64S, IN_PLACE,
+                   INTERFACE, LAYER, SCALAR, STORAGE, STR, DialectDef, ShapeError)
 from .types import TensorSpec
 
 GRAPH = DialectDef("graph", "Glow-style high-level graph over tensors")
@@ -351,7 +351,7 @@ for _name in ("neg", "abs"):
 GRAPH.op("leaky_relu", "x if x >= 0 else alpha * x.", operands=("input",), attrs={"alpha": F32},
          shape_fn=_float_unary, traits=POINTWISE)
 GRAPH.op("clip", "Clamp into [min, max].", operands=("input",), attrs={"min": F32, "max": F32}, shape_fn=_clip,
-         traits=POINTWISE, quantized="requantize")
+         traits=POINTWISE | {BOUNDED}, quantized="requantize")
 GRAPH.op("gelu", "Gaussian error linear unit; `approximate` is 'none' (erf) or 'tanh'.", operands=("input",),
          attrs={"approximate": STR}, shape_fn=_gelu, traits=POINTWISE, enums={"approximate": ("none", "tanh")})
 GRAPH.op("swish", "x * sigmoid(x) (SiLU).", operands=("input",), shape_fn=_float_unary, traits=POINTWISE)

@@ -51,8 +51,9 @@ LAYER = "layer"  # input x weights + a per-output-channel bias (Glow's Convoluti
 MEMORY_OBJECT = "memory-object"  # declares memory (a buffer, a Vars, Consts or Temp object) rather than computing
 PROBE = "probe"  # records the values it reads (Glow's Profile mode): an effect, kept even when unused
 PRECISION = "precision"  # converts precisions (quantize, dequantize) or observes values for them (profile)
+BOUNDED = "bounded"  # the result lies within the op's `min` and `max` attributes, whatever its input (clip)
 TRAITS = (ELEMENTWISE, REARRANGING, CONSTANT, INTERFACE, FORWARDING, STORAGE, COMMUTATIVE, IN_PLACE, VIEW, LAYER,
-          MEMORY_OBJECT, PROBE, PRECISION)
+          MEMORY_OBJECT, PROBE, PRECISION, BOUNDED)
 
 
 # IRDL 22 verifies every value of a variadic group against one constraint

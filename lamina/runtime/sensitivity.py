@@ -6,11 +6,11 @@ convolution or fully-connected op with the chain of single-input ops that
 follow it alone (relu, pools, reshapes): keeping only the convolution float
 would still round its result at the relu. Each layer is quantized alone,
 every other op float, on the calibration samples, and its output error
-measured against the float graph; independent roundings add their error
-energies, so layers are kept float, largest error first, until the others'
-sum fits the target's budget. The mix is then measured whole, and the next
-layers are kept while it misses. The result is `graph-quantize`'s
-`keep-nodes` list.
+measured against the float graph (the ranking). Then bisection over the
+ranking finds the fewest top-ranked layers to keep float for the whole mix
+to meet the target over the calibration samples (bisection assumes that
+keeping more layers float only brings the graph closer to float). The
+result is `graph-quantize`'s `keep-nodes` list.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ class GraphQuantize(Pass):
     per_channel: bool = option(False, "one weight scale per output channel")
     keep: tuple[str, ...] = option((), "graph op kinds to keep in float (e.g. add,concat)")
     keep_nodes: tuple[str, ...] = option((), "node outputs (profile names, e.g. conv1:0) whose ops stay float: "
-                                             "mixed precision for sensitive layers (lamina/quantization/sensitivity.py)")
+                                             "mixed precision for sensitive layers (lamina/runtime/sensitivity.py)")
     backend: BackendName = option("reference", "the backend whose quantized support decides")
 
     def run(self, op: ir.Operation) -> None:

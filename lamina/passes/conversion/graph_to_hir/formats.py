@@ -40,6 +40,7 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
+from lamina.dialects.irdl import BOUNDED
 from lamina.dialects.irdl import INTERFACE, LAYER
 from lamina.dialects.values import constant_view, defining_op, has_trait, is_constant_view, op_name, users
 from lamina.dialects.types import TensorSpec
@@ -52,6 +53,9 @@ from .rules import MATMUL, form_of
 
 # Activations get one bit above the largest magnitude the calibration samples reach.
 HEADROOM = 2.0
+
+# Ops whose result lies within their `min`/`max` attributes (clip).
+BOUNDED_OPS = GRAPH.with_trait(BOUNDED)
 
 
 def is_product(name: str | None) -> bool:
@@ -211,7 +215,7 @@ def _bounded_headroom(op: ir.Operation, ranges: Mapping[ir.Value, float]) -> dic
     """Headroom of values a clip bounds: its result never exceeds its bounds, so it needs headroom only up to
     them; a product read by clips alone saturates harmlessly at its final sum (clip(sat(x)) = clip(x) while
     the format holds the bounds), so it needs none beyond its measured range."""
-    if op_name(op) != "clip":
+    if op_name(op) not in BOUNDED_OPS:
         return {}
     low, high = (float(GRAPH.view(op).attr(bound)) for bound in ("min", "max"))
     if not (math.isfinite(low) and math.isfinite(high)):
@@ -220,7 +224,7 @@ def _bounded_headroom(op: ir.Operation, ranges: Mapping[ir.Value, float]) -> dic
     bound = max(abs(low), abs(high))
     measured = ranges.get(result, 0.0)
     bounded = {result: min(HEADROOM, bound / measured) if measured else HEADROOM}
-    if is_product(op_name(defining_op(source))) and all(op_name(user) == "clip" for user in users(source)):
+    if is_product(op_name(defining_op(source))) and all(op_name(user) in BOUNDED_OPS for user in users(source)):
         bounded[source] = 1.0
     return bounded
 
