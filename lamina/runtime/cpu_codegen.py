@@ -56,8 +56,8 @@ from . import cpu_object_cache
 MIN_FUNCTIONS = 32
 DATA_MIN_BYTES = 1024  # smaller constants stay in the code, where LLVM may fold their loads
 DATA_ALIGNMENT = 64
-# llvm-split's parts differ in cost (2:1 on ResNet-50 in two parts); more parts than cores, all started at once,
-# keep every core busy to the end.
+# llvm-split's parts differ in cost (2:1 on ResNet-50 in two parts); more parts than cores, the next started as
+# one ends (at most one pipeline per core), keep every core busy to the end.
 PARTS_PER_WORKER = 2
 POLL_SECONDS = 0.01  # how often build_library looks for a finished pipeline
 HIDDEN = 1  # LLVM dialect visibility_ enum value
