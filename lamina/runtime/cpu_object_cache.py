@@ -15,7 +15,10 @@ Without a linker on PATH nothing is cached, nor is a model that compiled in
 under `MIN_COMPILE_SECONDS` of CPU time (the test suite's thousands of
 one-op models would each cost a link and a file). A corrupt entry is reported in
 one line on stderr, removed and compiled again. The directory is kept under
-`LIMIT_BYTES`, the least recently used entries removed first.
+`LIMIT_BYTES`, the least recently used entries removed first; scratch
+directories (`SCRATCH_PREFIX`) a killed compile left behind are removed once
+older than `STALE_SCRATCH_SECONDS`. A directory that cannot be written is
+reported in one line and the model compiled without it.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from mlir import ir
@@ -39,6 +43,8 @@ DISABLED = frozenset({"", "0", "off", "no", "false"})
 LIMIT_BYTES = 4 << 30
 MIN_COMPILE_SECONDS = 1.0
 SUFFIX = ".so"
+SCRATCH_PREFIX = "lamina-cpu-"  # working directories inside the cache directory
+STALE_SCRATCH_SECONDS = 3600  # no compile takes this long: an older scratch directory's compile was killed
 # memref.copy of non-contiguous views calls into MLIR's C runner utils; parallel loops into
 # MLIR's async runtime (its thread pool).
 RUNTIME_LIBRARIES = [str(Path(ir.__file__).parent / "lib" / name)
@@ -123,14 +129,20 @@ def store(entry_key: str, engine, compile_seconds: float) -> None:
         return
     try:
         root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=root) as scratch:
+        with tempfile.TemporaryDirectory(prefix=SCRATCH_PREFIX, dir=root) as scratch:
             obj, library = Path(scratch) / "model.o", Path(scratch) / f"model{SUFFIX}"
             engine.dump_to_object_file(str(obj))
             link([obj], library)
             keep(entry_key, library, compile_seconds)
     except (OSError, subprocess.CalledProcessError) as error:
-        print(f"lamina: could not write the CPU cache entry in {root} ({str(error).splitlines()[0]})",
-              file=sys.stderr)
+        warn_unwritable(root, error)
+
+
+def warn_unwritable(root: Path, error: Exception) -> None:
+    """One line on stderr: the cache directory `root` could not be written (the model still compiles)."""
+    lines = str(error).splitlines()
+    print(f"lamina: could not write the CPU cache entry in {root} ({lines[0] if lines else type(error).__name__})",
+          file=sys.stderr)
 
 
 def keep(entry_key: str, library: Path, compile_seconds: float) -> None:
@@ -139,8 +151,12 @@ def keep(entry_key: str, library: Path, compile_seconds: float) -> None:
     root = directory()
     if root is None or compile_seconds < MIN_COMPILE_SECONDS:
         return
-    root.mkdir(parents=True, exist_ok=True)
-    os.replace(library, root / f"{entry_key}{SUFFIX}")
+    try:
+        root.mkdir(parents=True, exist_ok=True)
+        os.replace(library, root / f"{entry_key}{SUFFIX}")
+    except OSError as error:  # an unusable directory, or the library is in the system's temp directory
+        warn_unwritable(root, error)
+        return
     _trim(root)
 
 
@@ -155,11 +171,27 @@ def link(objects: list[Path], library: Path) -> None:
 
 
 def _trim(root: Path) -> None:
-    """Remove the least recently used entries until the cache holds at most LIMIT_BYTES."""
-    entries = sorted(root.glob(f"*{SUFFIX}"), key=lambda p: p.stat().st_mtime)
-    total = sum(p.stat().st_size for p in entries)
-    for path in entries:
+    """Remove scratch directories older than STALE_SCRATCH_SECONDS, then the least recently used entries until
+    the cache holds at most LIMIT_BYTES. Files another process removes meanwhile are skipped."""
+    now = time.time()
+    for path, status in _statuses(root.glob(f"{SCRATCH_PREFIX}*")):
+        if now - status.st_mtime > STALE_SCRATCH_SECONDS:
+            shutil.rmtree(path, ignore_errors=True)
+    entries = sorted(_statuses(root.glob(f"*{SUFFIX}")), key=lambda entry: entry[1].st_mtime)
+    total = sum(status.st_size for _, status in entries)
+    for path, status in entries:
         if total <= LIMIT_BYTES:
             break
-        total -= path.stat().st_size
+        total -= status.st_size
         path.unlink(missing_ok=True)
+
+
+def _statuses(paths) -> list[tuple[Path, os.stat_result]]:
+    """Each path with its stat, without the paths that vanished since they were listed."""
+    found = []
+    for path in paths:
+        try:
+            found.append((path, path.stat()))
+        except FileNotFoundError:
+            continue
+    return found

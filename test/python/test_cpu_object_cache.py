@@ -7,6 +7,8 @@ outputs, and a corrupt entry is reported in one line and compiled again.
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from onnx import helper
 
@@ -82,3 +84,31 @@ def test_the_variable_turns_the_cache_off(monkeypatch, tmp_path, setting):
     monkeypatch.delenv(cpu_object_cache.CACHE_VARIABLE)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert cpu_object_cache.directory() == tmp_path / "lamina" / "cpu"
+
+
+def test_trim_skips_files_another_process_removed(cache, monkeypatch):
+    """A file listed by the glob may be gone by the time it is measured (another process trimmed it)."""
+    for name in ("a", "b"):
+        (cache / f"{name}{cpu_object_cache.SUFFIX}").write_bytes(b"x" * 10)
+    listed = cpu_object_cache.Path.glob
+    monkeypatch.setattr(cpu_object_cache.Path, "glob",
+                        lambda self, pattern: [self / f"vanished{cpu_object_cache.SUFFIX}", *listed(self, pattern)])
+    monkeypatch.setattr(cpu_object_cache, "LIMIT_BYTES", 10)
+    cpu_object_cache._trim(cache)
+    assert len(list(cache.iterdir())) == 1  # the least recently used of the two removed, the vanished one skipped
+
+
+def test_trim_removes_scratch_directories_a_killed_compile_left(cache):
+    stale, fresh = cache / f"{cpu_object_cache.SCRATCH_PREFIX}stale", cache / f"{cpu_object_cache.SCRATCH_PREFIX}fresh"
+    for directory in (stale, fresh):
+        directory.mkdir()
+        (directory / "code.ll").write_text("")
+    old = stale.stat().st_mtime - cpu_object_cache.STALE_SCRATCH_SECONDS - 60
+    os.utime(stale, (old, old))
+    cpu_object_cache._trim(cache)
+    assert not stale.exists() and fresh.is_dir()  # a compile may still be working in the fresh one
+
+
+def test_the_suite_caches_in_a_temporary_directory_not_the_developers(tmp_path_factory):
+    """conftest.py points LAMINA_CPU_CACHE at the session's temporary directory."""
+    assert cpu_object_cache.directory().is_relative_to(tmp_path_factory.getbasetemp())
