@@ -109,14 +109,20 @@ def test_a_move_over_rows_a_matmul_read_ends_the_run():
     _assert_same(*_machines(program, 0, 2 * 256))
 
 
-def test_weights_reloaded_between_matmuls_are_read_before_the_next_move():
-    """The weight tile rows are rewritten by every tile's DataMove; each LoadWeight sees its own tile."""
+def _three_weight_tiles(local: int, size: int):
+    """Three tiles, each moved from DRAM1 into the same local rows, loaded, then multiplied into accumulators
+    0.. (size vectors from local 0), the later ones accumulating."""
     b = ProgramBuilder()
     for tile in range(3):
-        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 40, 5 * tile, N + 1)
-        b.load_weight(40, N + 1)
-        b.matmul(0, 0, 8, accumulate=tile > 0)
-    program = b.build()
+        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, local, 5 * tile, N + 1)
+        b.load_weight(local, N + 1)
+        b.matmul(0, 0, size, accumulate=tile > 0)
+    return b.build()
+
+
+def test_weights_reloaded_between_matmuls_are_read_before_the_next_move():
+    """The weight tile rows are rewritten by every tile's DataMove; each LoadWeight sees its own tile."""
+    program = _three_weight_tiles(local=40, size=8)
     assert Machine(ARCH, 64, 64).array_runs.execute(RunFields(program), structure_of(program)) == len(program)
     _assert_same(*_machines(program, 1, 2 * 256))
 
@@ -194,12 +200,7 @@ def test_grid_rows_whose_bounds_fail_add_tile_by_tile(scales, row, other, clippe
     where the plain sum would be 20000. 20000 -20000 20000 fails the bounds too but never clips: no saturation
     is counted. -30000 40000 0: the partial sums stay inside but the second output clips to 32767. The other
     row never clips."""
-    b = ProgramBuilder()
-    for tile in range(3):
-        b.data_move(DataMoveKind.DRAM1_TO_LOCAL, 44, 5 * tile, N + 1)
-        b.load_weight(44, N + 1)
-        b.matmul(0, 0, 2, accumulate=tile > 0)
-    program = b.build()
+    program = _three_weight_tiles(local=44, size=2)
     results = []
     for batch in (True, False):
         machine = Machine(ARCH, 64, 64)
