@@ -32,7 +32,8 @@ from lamina.passes.linalg.convolution_blocks import (COLUMN_TILE, Blocks, TapGri
                                                      grid_matmuls, largest_divisor, offset_sum, over_blocks,
                                                      padded_blocks, register_tiles, shifted, slice_at, tap_grid)
 from lamina.passes.linalg.convolution_operands import constant_elements, taps_first, ungrouped, widened, zero_padding
-from lamina.passes.linalg.phases import copy_into, flat_phases, phase_taps, zero_padded
+from lamina.passes.conversion.graph_to_linalg.shape_ops import copy_into
+from lamina.passes.linalg.phases import flat_phases, phase_taps, zero_padded
 from lamina.passes.linalg.epilogue import (Epilogue, apply_epilogue, contiguous, epilogue_after, erase_chain,
                                           flattened_others)
 from lamina.passes.registry import Pass, register_pass
@@ -383,7 +384,7 @@ def _per_image(data: ir.Value, init: ir.Value, convolve) -> ir.Value:
         image, (result,) = loop.induction_variable, loop.inner_iter_args
         y = convolve(_image(data, image), _image(result, image))
         shape = [1, *init_type.shape[1:]]
-        copied = linalg.copy(y, outs=[_image(result, image)])  # see `phases.copy_into`
+        copied = linalg.copy(y, outs=[_image(result, image)])  # see `shape_ops.copy_into`
         scf.YieldOp([tensor.insert_slice(copied, result, [image], [], [], [DYNAMIC, 0, 0, 0], shape, [1] * 4)])
     return loop.results[0]
 

@@ -15,18 +15,7 @@ from mlir import ir
 from mlir.dialects import linalg, tensor
 
 from lamina.passes.conversion.graph_to_linalg.builders import filled, tensor_type
-from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, extract, insert
-
-
-def copy_into(source: ir.Value, dest: ir.Value, offsets: list[int]) -> ir.Value:
-    """`source` inserted into `dest` at `offsets` through a `linalg.copy` into the slice.
-
-    (A bare `tensor.insert_slice` of a strided slice bufferizes to a `memref.copy`;
-    a linalg.copy becomes loops LLVM vectorizes.)
-    """
-    shape = list(tensor_type(source.type).shape)
-    copied = linalg.copy(source, outs=[extract(dest, offsets, shape)])
-    return insert(copied, dest, offsets)
+from lamina.passes.conversion.graph_to_linalg.shape_ops import collapse, copy_into, extract, insert
 
 
 def zero_padded(value: ir.Value, low: list[int], shape: list[int]) -> ir.Value:

@@ -75,9 +75,8 @@ class StridedCopies(Pass):
     summary = "memref.copy between strided views as linalg.copy (vectorized loops, not memrefCopy element by element)"
 
     def run(self, op: ir.Operation) -> None:
-        for copy in ops_where(op, _self_copy):
-            copy.erase()
-        for copy in ops_where(op, _strided):
-            with ir.InsertionPoint(copy), copy.location:
-                linalg.copy(copy.operands[0], outs=[copy.operands[1]])
+        for copy in ops_where(op, lambda candidate: _self_copy(candidate) or _strided(candidate)):
+            if not _self_copy(copy):
+                with ir.InsertionPoint(copy), copy.location:
+                    linalg.copy(copy.operands[0], outs=[copy.operands[1]])
             copy.erase()

@@ -40,8 +40,7 @@ from mlir import ir
 
 from lamina.dialects.diagnostics import LaminaError, format_location
 from lamina.dialects.graph import GRAPH
-from lamina.dialects.irdl import BOUNDED
-from lamina.dialects.irdl import INTERFACE, LAYER
+from lamina.dialects.irdl import BOUNDED, INTERFACE, LAYER
 from lamina.dialects.values import constant_view, defining_op, has_trait, is_constant_view, op_name, users
 from lamina.dialects.types import TensorSpec
 from lamina.target.tcu.fixed_point import DataType

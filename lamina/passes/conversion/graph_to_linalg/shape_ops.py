@@ -135,6 +135,16 @@ def insert(source: ir.Value, dest: ir.Value, offsets: Sequence[int]) -> ir.Value
     return tensor.insert_slice(source, dest, [], [], [], list(offsets), sizes, [1] * len(sizes))
 
 
+def copy_into(source: ir.Value, dest: ir.Value, offsets: list[int]) -> ir.Value:
+    """`source` inserted into `dest` at `offsets` through a `linalg.copy` into the slice.
+
+    (A bare `tensor.insert_slice` of a strided slice bufferizes to a `memref.copy`;
+    a linalg.copy becomes loops LLVM vectorizes.)
+    """
+    copied = linalg.copy(source, outs=[extract(dest, offsets, list(_type(source).shape))])
+    return insert(copied, dest, offsets)
+
+
 @converts("concat")
 def _concat(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     """Both operands copied (`linalg.copy`) into their slices of an empty result; an empty operand adds
@@ -152,8 +162,7 @@ def _concat(op: OpView, operands: list[ir.Value]) -> list[ir.Value]:
     for part in (lhs, rhs):
         shape = list(_type(part).shape)
         if 0 not in shape:
-            copied = linalg.copy(part, outs=[extract(joined, offsets, shape)])
-            joined = insert(copied, joined, offsets)
+            joined = copy_into(part, joined, offsets)
         offsets[axis] += shape[axis]
     return [joined]
 
