@@ -26,9 +26,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from lamina.target.tcu.program import ConfigRegister, DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode
+from lamina.target.tcu.program import DataMoveKind, LoadWeightFlag, MatMulFlag, Opcode
 
-from .tcu_indexing import first_positions, strided_vectors
+from .tcu_indexing import first_positions, stretch_ends, strided_vectors
 from .tcu_matmul_general import accumulate_general
 from .tcu_matmul_grid import MatMulGrid, accumulate_grid
 
@@ -48,9 +48,7 @@ def array_run_lengths(program: np.ndarray) -> np.ndarray:
     opcode = program["opcode"]
     mask = ((opcode == Opcode.MATMUL) | (opcode == Opcode.LOAD_WEIGHT)
             | ((opcode == Opcode.DATA_MOVE) & np.isin(program["flags"], _INTO_LOCAL)))
-    index = np.arange(len(mask))
-    next_other = np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]
-    return np.where(mask, next_other - index, 0)
+    return np.where(mask, stretch_ends(mask) - np.arange(len(mask)), 0)
 
 
 _FIELDS = ("opcode", "flags", "op0", "op1", "op2", "stride0", "stride1")

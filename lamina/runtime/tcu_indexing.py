@@ -1,4 +1,5 @@
-"""Index arithmetic the simulator's batched paths share: the vectors of strided ranges, first occurrences."""
+"""Index arithmetic the simulator's batched paths share: the vectors of strided ranges, first occurrences,
+the ends of stretches."""
 
 from __future__ import annotations
 
@@ -20,3 +21,9 @@ def first_positions(length: int, keys: np.ndarray, positions: np.ndarray, defaul
     first = np.full(length, default, np.int64)
     first[keys[::-1]] = positions[::-1]
     return first
+
+
+def stretch_ends(mask: np.ndarray) -> np.ndarray:
+    """For each position, where the stretch of True values it is in ends (its own position if False)."""
+    index = np.arange(len(mask))
+    return np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]

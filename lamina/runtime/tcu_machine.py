@@ -37,6 +37,7 @@ from lamina.dialects.diagnostics import LaminaError
 
 from .tcu_array_runs import ArrayRuns, RunFields, array_run_lengths, structure_of
 from .tcu_simd_runs import SimdCall, SimdFields, simd_calls
+from .tcu_indexing import stretch_ends
 
 CHUNK = 1 << 16  # instructions converted to Python scalars at a time
 
@@ -229,7 +230,7 @@ class Machine:
         array_runs = array_run_lengths(chunk).tolist() if batch else None
         fields = RunFields(chunk) if batch else None
         structure = structure_of(chunk) if batch else None
-        simd_ends = _stretch_ends(chunk["opcode"] == Opcode.SIMD).tolist()
+        simd_ends = stretch_ends(chunk["opcode"] == Opcode.SIMD).tolist()
         opcode, flags = chunk["opcode"].tolist(), chunk["flags"].tolist()
         op0, op1, op2 = chunk["op0"].tolist(), chunk["op1"].tolist(), chunk["op2"].tolist()
         stride0, stride1 = chunk["op0_stride"].tolist(), chunk["op1_stride"].tolist()
@@ -334,12 +335,6 @@ class Machine:
                     result = self.data_type.add(self._accumulators[:, writes], result)
                 self._accumulators[:, writes] = result
         self.batched_registers[:] = registers[:, -1]
-
-
-def _stretch_ends(mask: np.ndarray) -> np.ndarray:
-    """For each position, where the stretch of True values it is in ends (its own position if False)."""
-    index = np.arange(len(mask))
-    return np.minimum.accumulate(np.where(mask, len(mask), index)[::-1])[::-1]
 
 
 _READ, _WRITE, _ACCUMULATE = int(SimdFlag.READ), int(SimdFlag.WRITE), int(SimdFlag.ACCUMULATE)

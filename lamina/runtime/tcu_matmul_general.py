@@ -46,9 +46,9 @@ def _products(machine: Machine, f: RunFields, matmul: np.ndarray, size: int, str
         inputs = np.take(local, rows, axis=1)
     weights = stream[:, ends[:, None] - 1 - np.arange(n + 1)]  # (inputs, MatMuls, N + 1, N)
     shift = machine.shifts[ConfigRegister.ARRAY_SHIFT]
-    rows = one_thread_rows(n, n)
-    blocks = [machine.data_type.matmul(inputs[:, :, start:start + rows], weights[:, :, 1:], weights[:, :, :1], shift)
-              for start in range(0, size, rows)]
+    block = one_thread_rows(n, n)
+    blocks = [machine.data_type.matmul(inputs[:, :, start:start + block], weights[:, :, 1:], weights[:, :, :1], shift)
+              for start in range(0, size, block)]
     return blocks[0] if len(blocks) == 1 else np.concatenate(blocks, axis=2)
 
 
